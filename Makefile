@@ -1,0 +1,49 @@
+# The two commands the README gives: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+LEGACY_VENV ?= .venv-legacy
+BIN := $(VENV)/bin
+
+.PHONY: run test test-main test-legacy lint format clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.run-installed: pyproject.toml $(BIN)/activate
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml $(BIN)/activate
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.run-installed
+
+# The 4.x connector line (what dbt-snowflake and Superset pin) lives in its own virtualenv:
+# the end-to-end tests run again from there against a server started from $(VENV).
+$(LEGACY_VENV)/.installed: tests/requirements-legacy.txt
+	$(PYTHON) -m venv $(LEGACY_VENV)
+	$(LEGACY_VENV)/bin/pip install -q --upgrade pip
+	$(LEGACY_VENV)/bin/pip install -q -r tests/requirements-legacy.txt
+	touch $@
+
+run: $(VENV)/.run-installed
+	$(BIN)/embucket-py serve
+
+test: test-main test-legacy
+
+test-main: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest tests
+
+test-legacy: $(VENV)/.dev-installed $(LEGACY_VENV)/.installed
+	EMBUCKET_SERVER_PYTHON=$(abspath $(BIN)/python) $(LEGACY_VENV)/bin/python -m pytest tests/e2e -p no:cacheprovider
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check embucket_py tests compat
+	$(BIN)/ruff format --check embucket_py tests compat
+
+format: $(VENV)/.dev-installed
+	$(BIN)/ruff format embucket_py tests compat
+	$(BIN)/ruff check --fix embucket_py tests compat
+
+clean:
+	rm -rf $(VENV) $(LEGACY_VENV) embucket-data .pytest_cache

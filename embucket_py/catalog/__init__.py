@@ -1,0 +1,1 @@
+"""Metadata and storage: the metastore, Iceberg tables and their files. Imports no other room."""

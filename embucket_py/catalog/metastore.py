@@ -1,0 +1,197 @@
+"""The metastore: databases (each one an Iceberg catalog), users, and the catalogs themselves.
+
+Databases map to pyiceberg SqlCatalogs sharing one SQLAlchemy database (SQLite by default): the
+catalog name is the database, Iceberg namespaces are its schemas. Names arriving here are
+Snowflake names (already case-normalised); `naming.stored` turns them into Iceberg names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+from pyiceberg.catalog.sql import SqlCatalog
+
+from embucket_py import naming
+from embucket_py.catalog import storage
+from embucket_py.errors import already_exists, object_not_found
+
+log = logging.getLogger(__name__)
+
+_meta = sa.MetaData()
+databases_table = sa.Table(
+    "embucket_databases",
+    _meta,
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("created_on", sa.DateTime, nullable=False),
+    sa.Column("comment", sa.Text),
+)
+users_table = sa.Table(
+    "embucket_users",
+    _meta,
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("password_hash", sa.String(512), nullable=False),
+    sa.Column("created_on", sa.DateTime, nullable=False),
+)
+
+# scrypt is memory-hard: 16 MiB and about 50 ms per hash on this kind of machine.
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    salt = salt or os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **_SCRYPT)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def check_password(password: str, encoded: str) -> bool:
+    _, salt, digest = encoded.split("$")
+    return hmac.compare_digest(hash_password(password, bytes.fromhex(salt)).split("$")[2], digest)
+
+
+class Metastore:
+    """Databases, schemas and users; hands out the Iceberg catalog of each database."""
+
+    def __init__(self, uri: str, warehouse: str) -> None:
+        if uri.startswith("sqlite:///"):
+            Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        self.uri = uri
+        self.warehouse = warehouse
+        if warehouse.startswith("file://"):
+            Path(storage.local_path(warehouse)).mkdir(parents=True, exist_ok=True)
+        self.engine = sa.create_engine(uri)
+        _meta.create_all(self.engine)
+        self._catalogs: dict[str, SqlCatalog] = {}
+        self._lock = threading.Lock()
+
+    # --- databases ------------------------------------------------------------------------------
+
+    def database_names(self) -> list[str]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(databases_table.c.name).order_by(databases_table.c.name))
+            return [naming.display(r[0]) for r in rows]
+
+    def database_exists(self, name: str) -> bool:
+        with self.engine.connect() as conn:
+            query = sa.select(databases_table.c.name).where(databases_table.c.name == naming.stored(name))
+            return conn.execute(query).first() is not None
+
+    def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None) -> bool:
+        """Creates a database with its PUBLIC schema. Returns False if it existed (IF NOT EXISTS)."""
+        if self.database_exists(name):
+            if if_not_exists:
+                return False
+            raise already_exists("Database", name)
+        with self.engine.begin() as conn:
+            conn.execute(
+                databases_table.insert().values(
+                    name=naming.stored(name), created_on=datetime.now(UTC), comment=comment
+                )
+            )
+        self.catalog(name).create_namespace_if_not_exists(naming.stored("PUBLIC"))
+        return True
+
+    def drop_database(self, name: str, *, if_exists: bool = False) -> bool:
+        if not self.database_exists(name):
+            if if_exists:
+                return False
+            raise object_not_found("Database", name)
+        cat = self.catalog(name)
+        for schema in cat.list_namespaces():
+            for table in cat.list_tables(schema):
+                cat.purge_table(table)
+            cat.drop_namespace(schema)
+        with self.engine.begin() as conn:
+            conn.execute(databases_table.delete().where(databases_table.c.name == naming.stored(name)))
+        with self._lock:
+            self._catalogs.pop(naming.stored(name), None)
+        return True
+
+    def catalog(self, database: str) -> SqlCatalog:
+        """The Iceberg catalog of a database (which must exist)."""
+        key = naming.stored(database)
+        with self._lock:
+            cat = self._catalogs.get(key)
+            if cat is None:
+                cat = SqlCatalog(
+                    key,
+                    uri=self.uri,
+                    warehouse=storage.join(self.warehouse, key),
+                    # Let DataFusion read every file pyiceberg writes at full speed.
+                    **{"write.parquet.compression-codec": "zstd"},
+                )
+                self._catalogs[key] = cat
+            return cat
+
+    def require_database(self, name: str) -> SqlCatalog:
+        if not self.database_exists(name):
+            raise object_not_found("Database", name)
+        return self.catalog(name)
+
+    # --- schemas --------------------------------------------------------------------------------
+
+    def schema_names(self, database: str) -> list[str]:
+        cat = self.require_database(database)
+        return sorted(naming.display(ns[-1]) for ns in cat.list_namespaces())
+
+    def schema_exists(self, database: str, schema: str) -> bool:
+        return self.database_exists(database) and self.catalog(database).namespace_exists(
+            naming.stored(schema)
+        )
+
+    def create_schema(self, database: str, schema: str, *, if_not_exists: bool = False) -> bool:
+        cat = self.require_database(database)
+        if cat.namespace_exists(naming.stored(schema)):
+            if if_not_exists:
+                return False
+            raise already_exists("Schema", schema)
+        cat.create_namespace(naming.stored(schema))
+        return True
+
+    def drop_schema(self, database: str, schema: str, *, if_exists: bool = False) -> bool:
+        if not self.schema_exists(database, schema):
+            if if_exists:
+                return False
+            raise object_not_found("Schema", f"{database}.{schema}")
+        cat = self.catalog(database)
+        for table in cat.list_tables(naming.stored(schema)):
+            cat.purge_table(table)
+        cat.drop_namespace(naming.stored(schema))
+        return True
+
+    def require_schema(self, database: str, schema: str) -> SqlCatalog:
+        cat = self.require_database(database)
+        if not cat.namespace_exists(naming.stored(schema)):
+            raise object_not_found("Schema", f"{database}.{schema}")
+        return cat
+
+    # --- users ----------------------------------------------------------------------------------
+
+    def ensure_user(self, name: str, password: str) -> bool:
+        """Creates the user if no user of that name exists. Returns True when created."""
+        with self.engine.begin() as conn:
+            query = sa.select(users_table.c.name).where(users_table.c.name == name.upper())
+            if conn.execute(query).first() is not None:
+                return False
+            conn.execute(
+                users_table.insert().values(
+                    name=name.upper(), password_hash=hash_password(password), created_on=datetime.now(UTC)
+                )
+            )
+            return True
+
+    def authenticate(self, name: str, password: str) -> bool:
+        with self.engine.connect() as conn:
+            query = sa.select(users_table.c.password_hash).where(users_table.c.name == name.upper())
+            row = conn.execute(query).first()
+        if row is None:
+            # Spend the same time as for a real user, so timing does not reveal who exists.
+            check_password(password, hash_password("-"))
+            return False
+        return check_password(password, row[0])

@@ -1,0 +1,38 @@
+"""Command line: `embucket-py serve` (and `--help` for every setting)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from dataclasses import fields
+
+from embucket_py.config import Settings, load_settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="embucket-py", description="Snowflake-compatible lakehouse server")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the server")
+    for f in fields(Settings):
+        kind = int if f.type in ("int", int) else float if f.type in ("float", float) else str
+        serve.add_argument(
+            f"--{f.name.replace('_', '-')}",
+            dest=f.name,
+            type=kind,
+            default=None,
+            help=f"{f.metadata.get('help', '')} (env EMBUCKET_{f.name.upper()}, default {f.default!r})",
+        )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        overrides = {k: v for k, v in vars(args).items() if k != "command"}
+        settings = load_settings(overrides)
+        logging.basicConfig(
+            level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+        from embucket_py.server.app import serve
+
+        serve(settings)

@@ -1,0 +1,88 @@
+"""One settings object: embedded defaults < EMBUCKET_* environment variables < command-line flags."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+# Snowflake's own default for the TIMEZONE session parameter.
+# https://docs.snowflake.com/en/sql-reference/parameters#timezone
+SNOWFLAKE_DEFAULT_TIMEZONE = "America/Los_Angeles"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of the server. Each one is `EMBUCKET_<NAME>` in the environment and `--<name>`."""
+
+    host: str = field(default="127.0.0.1", metadata={"help": "address to listen on"})
+    port: int = field(default=3000, metadata={"help": "port to listen on"})
+    data_dir: str = field(
+        default="embucket-data",
+        metadata={"help": "directory holding the SQLite metastore and the file:// warehouse"},
+    )
+    metastore_uri: str = field(
+        default="",
+        metadata={"help": "SQLAlchemy URI of the metastore (default: sqlite in the data directory)"},
+    )
+    warehouse: str = field(
+        default="", metadata={"help": "where table files live (default: file:// in the data directory)"}
+    )
+    user: str = field(default="embucket", metadata={"help": "user created on first start"})
+    password: str = field(default="embucket", metadata={"help": "password of that user (stored hashed)"})
+    account: str = field(default="embucket", metadata={"help": "account name reported to clients"})
+    default_database: str = field(default="EMBUCKET", metadata={"help": "database created on first start"})
+    default_schema: str = field(default="PUBLIC", metadata={"help": "schema created in it"})
+    timezone: str = field(
+        default=SNOWFLAKE_DEFAULT_TIMEZONE, metadata={"help": "default TIMEZONE session parameter"}
+    )
+    session_ttl: int = field(default=3600, metadata={"help": "session token lifetime in seconds"})
+    master_ttl: int = field(default=14400, metadata={"help": "master token lifetime in seconds"})
+    sync_wait: float = field(
+        default=30.0,
+        metadata={"help": "seconds a query-request waits for its statement before the client polls"},
+    )
+    result_ttl: int = field(default=86400, metadata={"help": "seconds results stay downloadable"})
+    workers: int = field(default=8, metadata={"help": "threads that execute statements"})
+    log_level: str = field(default="info", metadata={"help": "debug, info, warning or error"})
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir).expanduser().resolve()
+
+    @property
+    def resolved_metastore_uri(self) -> str:
+        return self.metastore_uri or f"sqlite:///{self.data_path / 'metastore.db'}"
+
+    @property
+    def resolved_warehouse(self) -> str:
+        return self.warehouse or (self.data_path / "warehouse").as_uri()
+
+    def advertised_url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}"
+
+
+def setting_names() -> list[str]:
+    return [f.name for f in fields(Settings)]
+
+
+def load_settings(overrides: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
+    """Builds Settings from the environment, then applies explicit (non-None) overrides."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for f in fields(Settings):
+        raw = env.get(f"EMBUCKET_{f.name.upper()}")
+        if raw is not None:
+            values[f.name] = _coerce(f.type, raw)
+    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return Settings(**values)
+
+
+def _coerce(type_name: Any, raw: str) -> Any:
+    if type_name in ("int", int):
+        return int(raw)
+    if type_name in ("float", float):
+        return float(raw)
+    return raw

@@ -1,0 +1,54 @@
+"""DataFusion SessionContext per statement, with the statement's Iceberg tables registered.
+
+Each referenced table is registered at its current snapshot by the fast path: pyiceberg plans the
+live data files (pruned by manifest statistics) and DataFusion's own Parquet reader scans exactly
+those, with projection and filter pushdown and statistics. Snapshots with delete files go through
+pyiceberg-core's table provider, which applies the deletes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+from datafusion import DataFrame, SessionConfig, SessionContext
+from pyiceberg.table import Table
+
+from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.sql.transforms.tables import TableUse
+
+_TARGET_PARTITIONS = max(os.cpu_count() or 1, 1)
+
+
+def new_context() -> SessionContext:
+    config = (
+        SessionConfig()
+        .with_target_partitions(_TARGET_PARTITIONS)
+        .with_information_schema(False)
+        .set("datafusion.execution.parquet.pushdown_filters", "true")
+    )
+    return SessionContext(config)
+
+
+def table_frame(ctx: SessionContext, table: Table, snapshot_id: int | None = None) -> DataFrame:
+    """A DataFrame scanning one snapshot of an Iceberg table, with the table's engine schema."""
+    schema = Tables.arrow_schema(table)
+    files = Tables.scan_files(table, snapshot_id)
+    if files.has_deletes:
+        ctx.register_table("__provider", table)
+        frame = ctx.table("__provider")
+        ctx.deregister_table("__provider")
+        return frame
+    if not files.paths:
+        return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
+    frames = [ctx.read_parquet(path, schema=schema) for path in files.paths]
+    frame = frames[0]
+    for other in frames[1:]:
+        frame = frame.union(other)
+    return frame
+
+
+def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse]) -> None:
+    for use in uses:
+        table = tables.load(TableName(use.database, use.schema, use.name))
+        ctx.register_table(use.registered_as, table_frame(ctx, table))

@@ -1,0 +1,70 @@
+"""CREATE and DROP of databases, schemas and tables, with Snowflake's status messages."""
+
+from __future__ import annotations
+
+import threading
+
+from embucket_py import naming
+from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.engine.query import collect, plan
+from embucket_py.engine.result import QueryResult, status
+from embucket_py.errors import ObjectAlreadyExists
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.ddl import ObjectDef
+from embucket_py.sql.names import SourceText
+from embucket_py.types import from_arrow_field
+
+
+def create(
+    tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceText | None, cancel: threading.Event | None
+) -> QueryResult:
+    metastore = tables.metastore
+    shown = naming.quote(d.parts[-1])
+    if d.kind == "DATABASE":
+        if d.replace and metastore.database_exists(d.parts[0]):
+            metastore.drop_database(d.parts[0])
+        created = metastore.create_database(d.parts[0], if_not_exists=d.if_exists, comment=d.comment)
+    elif d.kind == "SCHEMA":
+        if d.replace:
+            metastore.drop_schema(d.parts[0], d.parts[1], if_exists=True)
+        created = metastore.create_schema(d.parts[0], d.parts[1], if_not_exists=d.if_exists)
+    else:
+        created = _create_table(tables, d, ctx, source, cancel)
+    if not created:
+        return status(f"{shown} already exists, statement succeeded.")
+    return status(f"{d.kind.capitalize()} {shown} successfully created.")
+
+
+def _create_table(
+    tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceText | None, cancel: threading.Event | None
+) -> bool:
+    ref = TableName(*d.parts)
+    if d.query is None:
+        columns = [Column(c.name, c.type, c.nullable, c.comment) for c in d.columns or []]
+        return tables.create(ref, columns, replace=d.replace, if_not_exists=d.if_exists, comment=d.comment)
+    if tables.exists(ref):
+        if d.if_exists:
+            return False
+        if not d.replace:
+            raise ObjectAlreadyExists(f"Object '{d.parts[-1]}' already exists.")
+    # CREATE TABLE ... AS SELECT: the query decides names and types, then one commit.
+    frame, names = plan(tables, d.query, ctx, source)
+    data = collect(frame, cancel)
+    columns = [Column(name, from_arrow_field(f)) for name, f in zip(names, data.schema, strict=True)]
+    tables.create(ref, columns, replace=d.replace, comment=d.comment)
+    tables.append(ref, data.rename_columns([naming.stored(n) for n in names]))
+    return True
+
+
+def drop(tables: Tables, d: ObjectDef) -> QueryResult:
+    metastore = tables.metastore
+    if d.kind == "DATABASE":
+        dropped = metastore.drop_database(d.parts[0], if_exists=d.if_exists)
+    elif d.kind == "SCHEMA":
+        dropped = metastore.drop_schema(d.parts[0], d.parts[1], if_exists=d.if_exists)
+    else:
+        dropped = tables.drop(TableName(*d.parts), if_exists=d.if_exists)
+    shown = naming.quote(d.parts[-1])
+    if not dropped:
+        return status(f"Drop statement executed successfully ({shown} already dropped).")
+    return status(f"{shown} successfully dropped.")

@@ -1,0 +1,198 @@
+"""The engine's entry point: prepare statements, then execute one in a session."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+import pyarrow as pa
+from sqlglot import exp
+
+from embucket_py import __version__
+from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.tables import Tables
+from embucket_py.engine import commands, ddl, dml
+from embucket_py.engine.query import describe_query, run_query
+from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
+from embucket_py.errors import BindError, Unsupported
+from embucket_py.sessions.session import Session
+from embucket_py.sql import binds as binding
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.ddl import create_def, drop_def
+from embucket_py.sql.dml import insert_def, single_row_values
+from embucket_py.sql.names import SourceText
+from embucket_py.sql.parse import parse
+
+log = logging.getLogger(__name__)
+
+# Reported by CURRENT_VERSION(); clients parse it as a Snowflake version.
+SERVER_VERSION = "9.99.0"
+
+_QUERY_TYPES = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+
+
+@dataclass(frozen=True)
+class Statement:
+    tree: exp.Expression
+    source: SourceText
+
+    @property
+    def text(self) -> str:
+        return self.tree.sql(dialect="snowflake")
+
+    @property
+    def is_query(self) -> bool:
+        return isinstance(self.tree, _QUERY_TYPES)
+
+    @property
+    def bind_count(self) -> int:
+        return binding.placeholder_count(self.tree)
+
+
+class Engine:
+    """Runs Snowflake statements over the metastore's Iceberg tables on DataFusion."""
+
+    def __init__(self, metastore: Metastore, parameter_defaults: dict[str, object]) -> None:
+        self.metastore = metastore
+        self.tables = Tables(metastore)
+        self.parameter_defaults = parameter_defaults
+
+    def prepare(self, text: str) -> list[Statement]:
+        """Parses a request's SQL text into statements.
+
+        Raises:
+            SyntaxError_: the text does not parse.
+        """
+        source = SourceText(text)
+        return [Statement(tree, source) for tree in parse(text)]
+
+    def sql_context(self, session: Session) -> SqlContext:
+        values = {
+            "CURRENT_DATABASE": session.database,
+            "CURRENT_SCHEMA": session.schema,
+            "CURRENT_USER": session.user,
+            "CURRENT_ROLE": session.role,
+            "CURRENT_ROLE_TYPE": "ROLE",
+            "CURRENT_WAREHOUSE": session.warehouse,
+            "CURRENT_VERSION": SERVER_VERSION,
+            "CURRENT_CLIENT": f"{session.client_app} {session.client_version}".strip(),
+            "CURRENT_ACCOUNT": session.account.upper(),
+            "CURRENT_ACCOUNT_NAME": session.account.upper(),
+            "CURRENT_ORGANIZATION_NAME": "EMBUCKET",
+            "CURRENT_REGION": "LOCAL",
+            "CURRENT_SESSION": str(session.id),
+            "CURRENT_AVAILABLE_ROLES": f'["{session.role}"]',
+            "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
+            "CURRENT_EMBUCKET_VERSION": __version__,
+        }
+        return SqlContext(session.database, session.schema, values)
+
+    def execute(
+        self,
+        session: Session,
+        statement: Statement,
+        binds: list[binding.Bind] | None = None,
+        *,
+        cancel: threading.Event | None = None,
+        describe_only: bool = False,
+    ) -> QueryResult:
+        """Executes (or only describes) one statement.
+
+        Raises:
+            SnowflakeError: any failure, already in Snowflake's terms.
+        """
+        tree = statement.tree
+        if binds and any(isinstance(b.value, list) for b in binds):
+            return self._execute_array_binds(session, statement, binds, cancel)
+        if binds:
+            tree = binding.substitute(tree, binds)
+        elif not describe_only and binding.placeholder_count(tree):
+            raise BindError("Bind variable ? not set.")
+        ctx = self.sql_context(session)
+        if describe_only:
+            return self._describe(tree, ctx, statement.source)
+        if isinstance(tree, _QUERY_TYPES):
+            return run_query(self.tables, tree, ctx, statement.source, cancel)
+        if isinstance(tree, exp.Insert):
+            return dml.insert(self.tables, insert_def(tree, ctx), ctx, cancel)
+        if isinstance(tree, exp.Create):
+            return ddl.create(self.tables, create_def(tree, ctx), ctx, statement.source, cancel)
+        if isinstance(tree, exp.Drop):
+            result = ddl.drop(self.tables, drop_def(tree, ctx))
+            self._forget_dropped(session)
+            return result
+        if isinstance(tree, exp.Use):
+            return commands.use(self.metastore, session, tree)
+        if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
+            return commands.alter_session(session, tree, self.parameter_defaults)
+        if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
+            return commands.transaction(tree)
+        raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
+
+    def _describe(self, tree: exp.Expression, ctx: SqlContext, source: SourceText) -> QueryResult:
+        if isinstance(tree, _QUERY_TYPES):
+            return describe_query(self.tables, tree, ctx, source)
+        if isinstance(tree, exp.Insert):
+            result = dml_counts(StatementType.INSERT, {"number of rows inserted": 0})
+        else:
+            result = status("", StatementType.DDL)
+        result.batches = []
+        return result
+
+    def _execute_array_binds(
+        self,
+        session: Session,
+        statement: Statement,
+        binds: list[binding.Bind],
+        cancel: threading.Event | None,
+    ) -> QueryResult:
+        """executemany: an INSERT ... VALUES (?, ...) with one array per placeholder becomes one
+        Arrow table and one commit; any other statement runs once per row."""
+        lengths = {len(b.value) for b in binds if isinstance(b.value, list)}
+        if len(lengths) != 1:
+            raise BindError("Array bind variables must all have the same number of values.")
+        (count,) = lengths
+        tree = statement.tree
+        ctx = self.sql_context(session)
+        row = single_row_values(tree.args.get("expression")) if isinstance(tree, exp.Insert) else None
+        if row is not None and all(isinstance(e, exp.Placeholder) for e in row) and len(row) == len(binds):
+            columns = {
+                f"c{i}": pa.array([binding.python_value(b.type, v) for v in b.value])  # type: ignore[union-attr]
+                for i, b in enumerate(binds)
+            }
+            return dml.insert(self.tables, insert_def(tree, ctx), ctx, cancel, rows=pa.table(columns))
+        total = 0
+        result: QueryResult | None = None
+        for i in range(count):
+            row_binds = [
+                binding.Bind(b.type, b.value[i] if isinstance(b.value, list) else b.value) for b in binds
+            ]
+            result = self.execute(session, statement, row_binds, cancel=cancel)
+            total += _inserted(result)
+        assert result is not None
+        if result.is_dml:
+            return dml_counts(result.statement_type, {"number of rows inserted": total})
+        return result
+
+    def _forget_dropped(self, session: Session) -> None:
+        if session.database and not self.metastore.database_exists(session.database):
+            session.database = session.schema = None
+        elif (
+            session.database
+            and session.schema
+            and not self.metastore.schema_exists(session.database, session.schema)
+        ):
+            session.schema = None
+
+    def bootstrap(self, database: str, schema: str) -> None:
+        """First start: the default database and schema exist."""
+        self.metastore.create_database(database, if_not_exists=True)
+        self.metastore.create_schema(database, schema, if_not_exists=True)
+
+
+def _inserted(result: QueryResult) -> int:
+    if not result.is_dml:
+        return 0
+    batches = list(result.batches)
+    return int(batches[0].column(0)[0].as_py()) if batches else 0

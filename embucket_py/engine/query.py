@@ -1,0 +1,70 @@
+"""Queries (SELECT, set operations, VALUES): translate, plan on DataFusion, stream Arrow batches."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pyarrow as pa
+from datafusion import DataFrame
+from sqlglot import exp
+
+from embucket_py.catalog.tables import Tables
+from embucket_py.engine.context import new_context, register_tables
+from embucket_py.engine.failures import from_datafusion
+from embucket_py.engine.result import QueryResult, StatementType, columns_of
+from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import SourceText
+from embucket_py.sql.transforms.projections import result_names
+from embucket_py.sql.translate import translate_query
+
+
+def plan(
+    tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
+) -> tuple[DataFrame, list[str]]:
+    """Plans a query on a fresh DataFusion context. Returns the DataFrame and Snowflake names."""
+    translation = translate_query(tree, ctx, source)
+    df_ctx = new_context()
+    register_tables(df_ctx, tables, translation.tables)
+    try:
+        frame = df_ctx.sql(translation.sql)
+        schema = frame.schema()
+    except Exception as e:
+        raise from_datafusion(e) from None
+    return frame, result_names(translation.projected, schema.names)
+
+
+def run_query(
+    tables: Tables,
+    tree: exp.Expression,
+    ctx: SqlContext,
+    source: SourceText | None,
+    cancel: threading.Event | None = None,
+) -> QueryResult:
+    frame, names = plan(tables, tree, ctx, source)
+    return QueryResult(columns_of(frame.schema(), names), stream(frame, cancel), StatementType.SELECT)
+
+
+def describe_query(
+    tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
+) -> QueryResult:
+    frame, names = plan(tables, tree, ctx, source)
+    return QueryResult(columns_of(frame.schema(), names), [], StatementType.SELECT)
+
+
+def stream(frame: DataFrame, cancel: threading.Event | None = None) -> Iterator[pa.RecordBatch]:
+    """Executes a DataFrame, yielding Arrow batches; stops between batches once canceled."""
+    try:
+        for batch in frame.execute_stream():
+            if cancel is not None and cancel.is_set():
+                raise QueryCanceled("SQL execution canceled")
+            yield batch.to_pyarrow()
+    except SnowflakeError:
+        raise
+    except Exception as e:
+        raise from_datafusion(e) from None
+
+
+def collect(frame: DataFrame, cancel: threading.Event | None = None) -> pa.Table:
+    return pa.Table.from_batches(list(stream(frame, cancel)), schema=frame.schema())

@@ -1,0 +1,144 @@
+"""Snowflake-style errors: the only place error codes and SQLSTATEs live.
+
+Codes and states follow Snowflake's own answers; see
+https://docs.snowflake.com/en/developer-guide/sql-api/reference#error-codes and the
+protocol notes in shared/design/snowflake-rest-protocol.md section 10.
+"""
+
+from __future__ import annotations
+
+
+class SnowflakeError(Exception):
+    """An error a Snowflake client understands: numeric code, SQLSTATE, message."""
+
+    code: int = 2
+    sqlstate: str = "0A000"
+    prefix: str = ""
+
+    def __init__(self, message: str, *, code: int | None = None, sqlstate: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        if sqlstate is not None:
+            self.sqlstate = sqlstate
+        self.message = f"{self.prefix}{message}"
+
+    @property
+    def code_text(self) -> str:
+        """The code as the wire wants it: a string of six digits."""
+        return f"{self.code:06d}"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class SqlCompilationError(SnowflakeError):
+    code = 2
+    sqlstate = "42601"
+    prefix = "SQL compilation error:\n"
+
+
+class SyntaxError_(SqlCompilationError):
+    code = 1003
+    sqlstate = "42000"
+
+
+class InvalidIdentifier(SqlCompilationError):
+    code = 904
+    sqlstate = "42000"
+
+
+class ObjectNotFound(SqlCompilationError):
+    code = 2003
+    sqlstate = "42S02"
+
+
+class ObjectAlreadyExists(SqlCompilationError):
+    code = 2002
+    sqlstate = "42710"
+
+
+class Unsupported(SqlCompilationError):
+    code = 2
+    sqlstate = "0A000"
+
+
+class StatementCountMismatch(SnowflakeError):
+    code = 8
+    sqlstate = "0A000"
+
+
+class NumericValueNotRecognized(SnowflakeError):
+    code = 100038
+    sqlstate = "22018"
+
+
+class DateValueNotRecognized(SnowflakeError):
+    code = 100040
+    sqlstate = "22007"
+
+
+class DivisionByZero(SnowflakeError):
+    code = 100051
+    sqlstate = "22012"
+
+
+class NullInNotNullColumn(SnowflakeError):
+    code = 100072
+    sqlstate = "22000"
+
+
+class ExecutionError(SnowflakeError):
+    """A failure while running a statement that has no more specific Snowflake code."""
+
+    code = 100000
+    sqlstate = "22000"
+
+
+class QueryCanceled(SnowflakeError):
+    code = 604
+    sqlstate = "57014"
+
+
+class ResultExpired(SnowflakeError):
+    code = 612
+    sqlstate = "02000"
+
+
+class BindError(SnowflakeError):
+    code = 2049
+    sqlstate = "07001"
+
+
+# Authentication and session errors (the client maps the credential ones to SQLSTATE 28000).
+class AuthError(SnowflakeError):
+    sqlstate = "28000"
+
+
+class IncorrectCredentials(AuthError):
+    code = 390100
+
+
+class SessionTokenExpired(AuthError):
+    """Renewable: the client asks /session/token-request with its master token."""
+
+    code = 390112
+    sqlstate = "08001"
+
+
+class SessionGone(AuthError):
+    code = 390111
+    sqlstate = "08001"
+
+
+class MasterTokenExpired(AuthError):
+    code = 390114
+    sqlstate = "08001"
+
+
+def object_not_found(kind: str, name: str) -> ObjectNotFound:
+    return ObjectNotFound(f"{kind} '{name}' does not exist or not authorized.")
+
+
+def already_exists(kind: str, name: str) -> ObjectAlreadyExists:
+    return ObjectAlreadyExists(f"Object '{name}' already exists.")

@@ -1,0 +1,1 @@
+"""HTTP: the Snowflake v1 REST API. Nothing outside server/ imports it."""

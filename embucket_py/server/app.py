@@ -1,0 +1,88 @@
+"""Builds the Starlette app (Snowflake v1 API + health) and runs it with uvicorn."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from embucket_py.config import Settings
+from embucket_py.errors import SnowflakeError
+from embucket_py.server.snowflake.routes import ROUTES
+from embucket_py.server.snowflake.wire import fail
+from embucket_py.server.state import ServerState
+
+log = logging.getLogger("embucket_py")
+
+
+async def health(request: Request) -> JSONResponse:
+    return JSONResponse({"status": "ok"})
+
+
+async def snowflake_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, SnowflakeError)
+    return fail(exc)
+
+
+async def unexpected_error(request: Request, exc: Exception) -> Response:
+    # The traceback goes to the log only; the client gets a Snowflake error.
+    log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    return fail(SnowflakeError(f"Internal error: {type(exc).__name__}", code=100001, sqlstate="XX000"))
+
+
+async def bad_json(request: Request, exc: Exception) -> Response:
+    return fail(SnowflakeError("Invalid JSON in request body.", code=390001, sqlstate="08001"))
+
+
+def build_app(settings: Settings) -> Starlette:
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        state = ServerState.build(settings)
+        app.state.embucket = state
+        _announce(settings)
+        yield
+        state.queries.shutdown()
+
+    return Starlette(
+        debug=False,
+        routes=[Route("/health", health), *ROUTES],
+        exception_handlers={
+            SnowflakeError: snowflake_error,
+            json.JSONDecodeError: bad_json,
+            Exception: unexpected_error,
+        },
+        lifespan=lifespan,
+    )
+
+
+def _announce(settings: Settings) -> None:
+    log.info("data directory: %s", settings.data_path)
+    log.info("metastore: %s", settings.resolved_metastore_uri)
+    log.info("warehouse: %s", settings.resolved_warehouse)
+    log.info(
+        "connect with: snowflake.connector.connect(account=%r, user=%r, password=..., host=%r, port=%d, "
+        "protocol='http', database=%r, schema=%r)",
+        settings.account,
+        settings.user,
+        settings.advertised_url().split("//")[1].rsplit(":", 1)[0],
+        settings.port,
+        settings.default_database,
+        settings.default_schema,
+    )
+
+
+def serve(settings: Settings) -> None:
+    uvicorn.run(
+        build_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=settings.log_level.lower() == "debug",
+    )

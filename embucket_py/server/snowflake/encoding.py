@@ -1,0 +1,318 @@
+"""QueryResult -> the v1 wire: `rowtype`, Arrow IPC (rowsetBase64) or JSON rowsets, and chunks.
+
+Every Arrow field carries the metadata the connector's converters read (`logicalType`,
+`precision`/`scale`, ...) and uses only the physical layouts the connector accepts; a wrong one
+crashes the client process instead of raising (shared/design/snowflake-rest-protocol.md §7).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from embucket_py.engine.result import QueryResult, ResultColumn
+from embucket_py.types import MAX_BINARY, MAX_VARCHAR, SfType
+
+# The first part of a result travels inline; the rest in chunks the client downloads.
+INLINE_ROWS = 8192
+INLINE_BYTES = 1 << 20
+CHUNK_BYTES = 16 << 20
+
+
+@dataclass
+class Chunk:
+    body: bytes
+    row_count: int
+    uncompressed_size: int
+
+
+@dataclass
+class EncodedResult:
+    """A result in wire form: `data` fields for the first answer, plus the chunk bodies."""
+
+    data: dict[str, Any]
+    chunks: list[Chunk] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return sum(len(c.body) for c in self.chunks) + len(self.data.get("rowsetBase64") or "")
+
+
+# --- column conversion --------------------------------------------------------------------------
+
+
+def wire_type(column: ResultColumn, arrow: pa.DataType) -> SfType:
+    """The Snowflake type as sent: precision/scale agree with the physical Arrow values."""
+    t = column.type
+    if t.kind == "FIXED" and pa.types.is_decimal(arrow):
+        return SfType("FIXED", min(max(t.precision or 0, arrow.precision), 38), arrow.scale)
+    if t.kind in ("TIME", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"):
+        unit = getattr(arrow, "unit", "ns")
+        return SfType(t.kind, 0, {"s": 0, "ms": 3, "us": 6, "ns": 9}[unit])
+    return t
+
+
+def _to_json_text(array: pa.Array) -> pa.Array:
+    return pa.array(
+        [None if v is None else json.dumps(v, default=str) for v in array.to_pylist()], pa.string()
+    )
+
+
+def wire_array(array: pa.Array, t: SfType, timezone: str) -> pa.Array:
+    """One result column in the Arrow layout the connector expects for its Snowflake type."""
+    arrow = array.type
+    if t.kind == "FIXED":
+        if pa.types.is_decimal(arrow):
+            return array if arrow.bit_width == 128 else pc.cast(array, pa.decimal128(38, arrow.scale))
+        if pa.types.is_unsigned_integer(arrow):
+            return (
+                pc.cast(array, pa.decimal128(38, 0)) if arrow.bit_width == 64 else pc.cast(array, pa.int64())
+            )
+        return pc.cast(array, pa.int64()) if not pa.types.is_int64(arrow) else array
+    if t.kind == "REAL":
+        return (
+            array
+            if pa.types.is_float64(arrow) or pa.types.is_float32(arrow)
+            else pc.cast(array, pa.float64())
+        )
+    if t.kind in ("TEXT", "VARIANT", "OBJECT", "ARRAY"):
+        if pa.types.is_nested(arrow):
+            return _to_json_text(array)
+        return array if pa.types.is_string(arrow) else pc.cast(array, pa.string())
+    if t.kind == "BINARY":
+        return array if pa.types.is_binary(arrow) else pc.cast(array, pa.binary())
+    if t.kind == "BOOLEAN":
+        return array
+    if t.kind == "DATE":
+        return array if pa.types.is_date32(arrow) else pc.cast(array, pa.date32())
+    if t.kind == "TIME":
+        bits = pa.int64() if arrow.bit_width == 64 else pa.int32()
+        return pc.cast(array.view(bits), pa.int64())
+    if t.kind in ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ"):
+        return array.view(pa.int64())
+    if t.kind == "TIMESTAMP_TZ":
+        return _timestamp_tz(array, timezone)
+    return array
+
+
+def _timestamp_tz(array: pa.Array, timezone: str) -> pa.Array:
+    """TIMESTAMP_TZ as struct{epoch s, fraction ns, timezone = offset minutes + 1440}; the offset
+    is the session time zone's at each instant (Iceberg keeps only the instant)."""
+    unit = array.type.unit
+    per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+    raw = array.view(pa.int64())
+    epoch = pc.floor(pc.divide(pc.cast(raw, pa.float64()), per_second)).cast(pa.int64())
+    fraction = pc.multiply(pc.subtract(raw, pc.multiply(epoch, per_second)), 1_000_000_000 // per_second)
+    utc = pc.cast(array.view(pa.int64()), pa.timestamp(unit, tz=timezone))
+    local = pc.local_timestamp(utc).view(pa.int64())
+    offset = pc.divide(pc.subtract(local, raw), per_second * 60)
+    mask = pc.is_null(array)
+    return pa.StructArray.from_arrays(
+        [epoch, pc.cast(fraction, pa.int32()), pc.cast(pc.add(offset, 1440), pa.int32())],
+        names=["epoch", "fraction", "timezone"],
+        mask=mask,
+    )
+
+
+def field_metadata(t: SfType) -> dict[str, str]:
+    meta = {"logicalType": t.kind, "finalType": "T"}
+    if t.kind == "FIXED":
+        meta |= {"precision": str(t.precision), "scale": str(t.scale)}
+    elif t.kind in ("TIME", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ"):
+        meta |= {"scale": str(t.scale)}
+    elif t.kind == "TIMESTAMP_TZ":
+        meta |= {"scale": str(t.scale), "byteLength": "16"}
+    elif t.kind == "TEXT":
+        meta |= {"charLength": str(t.length or MAX_VARCHAR), "byteLength": str(MAX_VARCHAR)}
+    elif t.kind == "BINARY":
+        meta |= {"byteLength": str(t.length or MAX_BINARY)}
+    return meta
+
+
+def rowtype_entry(column: ResultColumn, t: SfType) -> dict[str, Any]:
+    """One `rowtype` entry with every key present (the 4.x client indexes them directly)."""
+    entry: dict[str, Any] = {
+        "name": column.name,
+        "database": column.database,
+        "schema": column.schema,
+        "table": column.table,
+        "type": t.kind.lower(),
+        "nullable": column.nullable,
+        "precision": None,
+        "scale": None,
+        "length": None,
+        "byteLength": None,
+        "collation": None,
+    }
+    if t.kind == "FIXED":
+        entry |= {"precision": t.precision, "scale": t.scale}
+    elif t.kind in ("TIME", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"):
+        entry |= {"precision": 0, "scale": t.scale}
+    elif t.kind == "TEXT":
+        entry |= {"length": t.length or MAX_VARCHAR, "byteLength": MAX_VARCHAR}
+    elif t.kind == "BINARY":
+        entry |= {"length": t.length or MAX_BINARY, "byteLength": t.length or MAX_BINARY}
+    elif t.kind in ("VARIANT", "OBJECT", "ARRAY"):
+        entry |= {"length": MAX_VARCHAR, "byteLength": MAX_VARCHAR}
+    return entry
+
+
+class WireBatches:
+    """Converts a result's batches to wire layout; learns the wire types from the first batch."""
+
+    def __init__(self, result: QueryResult, timezone: str) -> None:
+        self.columns = result.columns
+        self.timezone = timezone
+        self.types: list[SfType] | None = None
+        self.schema: pa.Schema | None = None
+
+    def convert(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        if self.types is None:
+            self.types = [wire_type(c, a) for c, a in zip(self.columns, batch.schema.types, strict=True)]
+        assert self.types is not None
+        arrays = [wire_array(col, t, self.timezone) for col, t in zip(batch.columns, self.types, strict=True)]
+        if self.schema is None:
+            self.schema = pa.schema(
+                [
+                    pa.field(c.name, a.type, nullable=True, metadata=field_metadata(t))
+                    for c, a, t in zip(self.columns, arrays, self.types, strict=True)
+                ]
+            )
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def rowtype(self) -> list[dict[str, Any]]:
+        """The rowtype; call after converting the first batch (if any)."""
+        if self.types is None:
+            self.types = [c.type for c in self.columns]
+        assert self.types is not None
+        return [rowtype_entry(c, t) for c, t in zip(self.columns, self.types, strict=True)]
+
+
+# --- Arrow -------------------------------------------------------------------------------------
+
+
+def ipc_stream(schema: pa.Schema, batches: list[pa.RecordBatch]) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema) as writer:
+        for b in batches:
+            writer.write_batch(b)
+    return sink.getvalue().to_pybytes()
+
+
+def _group(
+    batches: Iterator[pa.RecordBatch], limit_rows: int | None, limit_bytes: int
+) -> Iterator[list[pa.RecordBatch]]:
+    """Groups batches into parts: the first up to the inline limits, then chunk-sized parts."""
+    part: list[pa.RecordBatch] = []
+    rows = size = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        part.append(batch)
+        rows += batch.num_rows
+        size += batch.nbytes
+        if size >= limit_bytes or (limit_rows is not None and rows >= limit_rows):
+            yield part
+            part, rows, size = [], 0, 0
+            limit_rows, limit_bytes = None, CHUNK_BYTES
+    if part:
+        yield part
+
+
+def encode_arrow(result: QueryResult, timezone: str) -> EncodedResult:
+    wire = WireBatches(result, timezone)
+    parts = _group((wire.convert(b) for b in result.batches), INLINE_ROWS, INLINE_BYTES)
+    first = next(parts, [])
+    chunks = []
+    for part in parts:
+        body = ipc_stream(wire.schema, part)  # type: ignore[arg-type]
+        chunks.append(Chunk(body, sum(b.num_rows for b in part), len(body)))
+    first_rows = sum(b.num_rows for b in first)
+    data: dict[str, Any] = {
+        "queryResultFormat": "arrow",
+        "rowtype": wire.rowtype(),
+        "rowsetBase64": base64.b64encode(ipc_stream(wire.schema, first)).decode() if first else "",
+        "total": first_rows + sum(c.row_count for c in chunks),
+        "returned": first_rows + sum(c.row_count for c in chunks),
+    }
+    return EncodedResult(data, chunks)
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def _json_cells(array: pa.Array, t: SfType) -> list[str | None]:
+    """One column as the JSON rowset's strings (§7.1 of the protocol notes)."""
+    values = array.to_pylist()
+    if t.kind == "FIXED":
+        if t.scale:
+            if pa.types.is_decimal(array.type):
+                return [None if v is None else format(v, "f") for v in values]
+            return [None if v is None else _scaled(v, t.scale or 0) for v in values]
+        return [None if v is None else str(v) for v in values]
+    if t.kind == "BOOLEAN":
+        return [None if v is None else ("1" if v else "0") for v in values]
+    if t.kind == "BINARY":
+        return [None if v is None else v.hex().upper() for v in values]
+    if t.kind == "DATE":
+        return [None if v is None else str(v) for v in pc.cast(array, pa.int32()).to_pylist()]
+    if t.kind in ("TIME", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ"):
+        return [None if v is None else _scaled(v, t.scale or 0) for v in values]
+    if t.kind == "TIMESTAMP_TZ":
+        return [None if v is None else f"{v['epoch']}.{v['fraction']:09d} {v['timezone']}" for v in values]
+    if t.kind == "REAL":
+        return [None if v is None else _real(v) for v in values]
+    return [None if v is None else str(v) for v in values]
+
+
+def _scaled(unscaled: int, scale: int) -> str:
+    if scale == 0:
+        return str(unscaled)
+    sign = "-" if unscaled < 0 else ""
+    whole, frac = divmod(abs(unscaled), 10**scale)
+    return f"{sign}{whole}.{frac:0{scale}d}"
+
+
+def _real(v: float) -> str:
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    return repr(v)
+
+
+def json_rows(batches: list[pa.RecordBatch], types: list[SfType]) -> list[list[str | None]]:
+    rows: list[list[str | None]] = []
+    for batch in batches:
+        columns = [_json_cells(col, t) for col, t in zip(batch.columns, types, strict=True)]
+        rows.extend([list(r) for r in zip(*columns, strict=True)] if columns else [])
+    return rows
+
+
+def encode_json(result: QueryResult, timezone: str) -> EncodedResult:
+    wire = WireBatches(result, timezone)
+    parts = _group((wire.convert(b) for b in result.batches), INLINE_ROWS, INLINE_BYTES)
+    first = next(parts, [])
+    rowtype = wire.rowtype()
+    types = wire.types or []
+    chunks = []
+    for part in parts:
+        rows = json_rows(part, types)
+        # JSON chunks are rows without the outer brackets: ["1","a"],["2","b"]
+        body = json.dumps(rows, separators=(",", ":"))[1:-1].encode()
+        chunks.append(Chunk(body, len(rows), len(body)))
+    rowset = json_rows(first, types)
+    data: dict[str, Any] = {
+        "queryResultFormat": "json",
+        "rowtype": rowtype,
+        "rowset": rowset,
+        "total": len(rowset) + sum(c.row_count for c in chunks),
+        "returned": len(rowset) + sum(c.row_count for c in chunks),
+    }
+    return EncodedResult(data, chunks)

@@ -1,0 +1,144 @@
+"""Statements in flight and finished: query ids, worker threads, status, results, abort.
+
+A statement runs on a worker thread (never on the event loop). Its record is registered before
+the client hears its id, so monitoring never answers NO_DATA for a query it accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.server.snowflake.encoding import EncodedResult
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class QueryRecord:
+    id: str
+    session_id: int
+    sql: str
+    request_id: str | None = None
+    start: float = field(default_factory=time.time)
+    end: float | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    result: EncodedResult | None = None
+    error: SnowflakeError | None = None
+    future: Future[None] | None = None
+    chunk_token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def done(self) -> bool:
+        return self.end is not None
+
+    @property
+    def status(self) -> str:
+        """Snowflake's query status names, as get_query_status reports them."""
+        if not self.done:
+            return "ABORTING" if self.cancel.is_set() else "RUNNING"
+        if isinstance(self.error, QueryCanceled):
+            return "ABORTED"
+        return "FAILED_WITH_ERROR" if self.error else "SUCCESS"
+
+    def monitoring(self) -> dict[str, Any]:
+        end_ms = int(self.end * 1000) if self.end else 0
+        return {
+            "id": self.id,
+            "status": self.status,
+            "state": self.status,
+            "errorCode": self.error.code_text if self.error else None,
+            "errorMessage": self.error.message if self.error else None,
+            "sqlText": self.sql,
+            "startTime": int(self.start * 1000),
+            "endTime": end_ms,
+            "totalDuration": max(end_ms - int(self.start * 1000), 0) if end_ms else 0,
+            "sessionId": self.session_id,
+            "warehouseId": 0,
+        }
+
+
+class QueryRegistry:
+    """Runs statements on a thread pool and keeps their records until they expire."""
+
+    def __init__(self, workers: int, result_ttl: int) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embucket-query")
+        self.result_ttl = result_ttl
+        self._records: dict[str, QueryRecord] = {}
+        self._by_request: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def new(self, session_id: int, sql: str, request_id: str | None = None) -> QueryRecord:
+        record = QueryRecord(str(uuid.uuid4()), session_id, sql, request_id)
+        self._expire()
+        with self._lock:
+            self._records[record.id] = record
+            if request_id:
+                self._by_request[request_id] = record.id
+        return record
+
+    def get(self, query_id: str) -> QueryRecord | None:
+        with self._lock:
+            return self._records.get(query_id)
+
+    def by_request(self, request_id: str) -> QueryRecord | None:
+        with self._lock:
+            query_id = self._by_request.get(request_id)
+        return self.get(query_id) if query_id else None
+
+    def start(self, record: QueryRecord, work: Callable[[QueryRecord], EncodedResult]) -> None:
+        def run() -> None:
+            try:
+                record.result = work(record)
+            except SnowflakeError as e:
+                record.error = e
+            except Exception as e:  # a bug: log the traceback, tell the client without it
+                log.exception("statement failed: %s", record.sql[:200])
+                record.error = SnowflakeError(
+                    f"Internal error: {type(e).__name__}", code=100001, sqlstate="XX000"
+                )
+            finally:
+                if record.cancel.is_set() and record.error is None:
+                    record.error = QueryCanceled("SQL execution canceled")
+                    record.result = None
+                record.end = time.time()
+
+        record.future = self.pool.submit(run)
+
+    async def wait(self, record: QueryRecord, seconds: float) -> bool:
+        """Waits (without blocking the loop) until the record is done or the timeout passes."""
+        if record.future is None:
+            return record.done
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(record.future)), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    def abort(self, record: QueryRecord) -> bool:
+        if record.done:
+            return False
+        record.cancel.set()
+        return True
+
+    def _expire(self) -> None:
+        cutoff = time.time() - self.result_ttl
+        with self._lock:
+            old = [qid for qid, r in self._records.items() if r.end is not None and r.end < cutoff]
+            for qid in old:
+                record = self._records.pop(qid)
+                if record.request_id:
+                    self._by_request.pop(record.request_id, None)
+
+    def shutdown(self) -> None:
+        for record in list(self._records.values()):
+            record.cancel.set()
+        self.pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,77 @@
+"""Request and response plumbing of the v1 protocol: bodies, the envelope, tokens."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from embucket_py.errors import SessionGone, SnowflakeError
+from embucket_py.server.state import ServerState
+from embucket_py.sessions.session import Session
+
+_TOKEN = re.compile(r'Snowflake Token="([^"]*)"')
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The JSON body, inflated when gzip-compressed (4.x compresses every body)."""
+    body = await request.body()
+    if body[:2] == b"\x1f\x8b":
+        body = gzip.decompress(body)
+    if not body.strip():
+        return {}
+    value = json.loads(body)
+    return value if isinstance(value, dict) else {}
+
+
+def ok(
+    data: dict[str, Any] | None = None, code: str | None = None, message: str | None = None
+) -> JSONResponse:
+    return JSONResponse({"success": True, "code": code, "message": message, "data": data})
+
+
+def fail(error: SnowflakeError, data: dict[str, Any] | None = None) -> JSONResponse:
+    """A Snowflake error: HTTP 200 with success false (5xx would make the client retry)."""
+    payload = {
+        "sqlState": error.sqlstate,
+        "errorCode": error.code_text,
+        "internalError": False,
+        "age": 0,
+        "line": -1,
+        "pos": -1,
+        **(data or {}),
+    }
+    return JSONResponse(
+        {"success": False, "code": error.code_text, "message": error.message, "data": payload}
+    )
+
+
+def state_of(request: Request) -> ServerState:
+    state: ServerState = request.app.state.embucket
+    return state
+
+
+def token_of(request: Request) -> str:
+    match = _TOKEN.search(request.headers.get("authorization", ""))
+    return match.group(1) if match else ""
+
+
+def session_of(request: Request) -> Session:
+    """The caller's session.
+
+    Raises:
+        SessionGone / SessionTokenExpired: no valid session token.
+    """
+    token = token_of(request)
+    if not token or token == "None":
+        raise SessionGone("Session no longer exists.  New login required to access the service.")
+    return state_of(request).sessions.get(token)
+
+
+def parameter_list(session: Session, names: list[str] | None = None) -> list[dict[str, Any]]:
+    items = session.parameters.items() if names is None else [(n, session.parameters.get(n)) for n in names]
+    return [{"name": name, "value": value} for name, value in items]

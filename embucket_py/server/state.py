@@ -1,0 +1,55 @@
+"""Everything the HTTP handlers share, built once at startup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from embucket_py.catalog.metastore import Metastore
+from embucket_py.config import Settings
+from embucket_py.engine.executor import Engine
+from embucket_py.server.snowflake.running import QueryRegistry
+from embucket_py.sessions.store import SessionStore
+
+
+@dataclass
+class ServerState:
+    settings: Settings
+    metastore: Metastore
+    engine: Engine
+    sessions: SessionStore
+    queries: QueryRegistry
+
+    @classmethod
+    def build(cls, settings: Settings) -> ServerState:
+        metastore = Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse)
+        engine = Engine(metastore, default_parameters(settings))
+        engine.bootstrap(settings.default_database, settings.default_schema)
+        metastore.ensure_user(settings.user, settings.password)
+        return cls(
+            settings,
+            metastore,
+            engine,
+            SessionStore(settings.session_ttl, settings.master_ttl),
+            QueryRegistry(settings.workers, settings.result_ttl),
+        )
+
+
+def default_parameters(settings: Settings) -> dict[str, object]:
+    """Session parameters every session starts with (echoed to the client at login)."""
+    return {
+        "TIMEZONE": settings.timezone,
+        "AUTOCOMMIT": True,
+        "QUERY_TAG": "",
+        "CLIENT_PREFETCH_THREADS": 4,
+        "CLIENT_SESSION_KEEP_ALIVE": False,
+        "CLIENT_SESSION_KEEP_ALIVE_HEARTBEAT_FREQUENCY": 3600,
+        # Array binds arrive inline at any size: no stage binding needed.
+        "CLIENT_STAGE_ARRAY_BINDING_THRESHOLD": 100_000_000,
+        "CLIENT_RESULT_CHUNK_SIZE": 160,
+        "PYTHON_CONNECTOR_QUERY_RESULT_FORMAT": "ARROW",
+        "QUERY_RESULT_FORMAT": "ARROW",
+        "STATEMENT_TIMEOUT_IN_SECONDS": 172800,
+        "TIMESTAMP_OUTPUT_FORMAT": "YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM",
+        "DATE_OUTPUT_FORMAT": "YYYY-MM-DD",
+        "WEEK_START": 0,
+    }

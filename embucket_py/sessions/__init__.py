@@ -1,0 +1,1 @@
+"""Who asks, in what context: sessions and the token -> session store. Imports no other room."""

@@ -1,0 +1,1 @@
+"""Snowflake SQL text -> statements and DataFusion SQL. Pure: no I/O, no engine, no session."""

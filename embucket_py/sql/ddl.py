@@ -1,0 +1,108 @@
+"""DDL trees -> plain descriptions (what to create or drop), so the engine never walks sqlglot DDL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from embucket_py.errors import Unsupported
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.dialect import snowflake_type
+from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.types import SfType
+
+
+@dataclass(frozen=True)
+class ColumnDef:
+    name: str
+    type: SfType
+    nullable: bool
+    comment: str | None
+
+
+@dataclass(frozen=True)
+class ObjectDef:
+    """CREATE or DROP of a DATABASE, SCHEMA or TABLE."""
+
+    kind: str  # DATABASE SCHEMA TABLE
+    parts: list[str]  # [database], [database, schema] or [database, schema, table]
+    replace: bool = False
+    if_exists: bool = False  # IF NOT EXISTS for CREATE, IF EXISTS for DROP
+    columns: list[ColumnDef] | None = None
+    query: exp.Expression | None = None  # CREATE TABLE ... AS SELECT
+    comment: str | None = None
+    transient: bool = False
+    temporary: bool = False
+
+
+def _comment(props: exp.Expression | None) -> str | None:
+    if props is None:
+        return None
+    for prop in props.expressions:
+        if isinstance(prop, exp.SchemaCommentProperty):
+            return prop.this.name
+    return None
+
+
+def _column(col: exp.ColumnDef) -> ColumnDef:
+    kind = col.args.get("kind")
+    sf_type = snowflake_type(kind) if kind is not None else None
+    if sf_type is None:
+        raise Unsupported(f"Unsupported data type '{kind.sql(dialect='snowflake') if kind else ''}'.")
+    nullable, comment = True, None
+    for constraint in col.constraints:
+        if isinstance(constraint.kind, exp.NotNullColumnConstraint):
+            nullable = bool(constraint.kind.args.get("allow_null"))
+        elif isinstance(constraint.kind, exp.PrimaryKeyColumnConstraint):
+            nullable = False
+        elif isinstance(constraint.kind, exp.CommentColumnConstraint):
+            comment = constraint.kind.name
+    return ColumnDef(normalize(col.this), sf_type, nullable, comment)
+
+
+def _object_parts(kind: str, target: exp.Expression | None, ctx: SqlContext) -> list[str]:
+    table = target.this if isinstance(target, exp.Schema) else target
+    if not isinstance(table, exp.Table):
+        raise Unsupported(f"Unsupported {kind} name.")
+    if kind == "DATABASE":
+        return [normalize(table.this)]
+    if kind == "SCHEMA":
+        # sqlglot puts a schema's name in `db` and its database in `catalog`.
+        db = table.args.get("catalog")
+        database = normalize(db) if db is not None else ctx.database
+        if database is None:
+            qualify([None, None, None], ctx, f"{kind.lower()} operation")
+        return [str(database), normalize(table.args.get("db") or table.this)]
+    return qualify(table_parts(table), ctx, f"{kind.lower()} operation")
+
+
+def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
+    kind = str(tree.args.get("kind") or "").upper()
+    if kind not in ("DATABASE", "SCHEMA", "TABLE"):
+        raise Unsupported(f"CREATE {kind} is not supported yet.")
+    props = tree.args.get("properties")
+    prop_names = {type(p).__name__ for p in props.expressions} if props else set()
+    target = tree.this
+    columns = None
+    if isinstance(target, exp.Schema):
+        columns = [_column(c) for c in target.expressions if isinstance(c, exp.ColumnDef)]
+    return ObjectDef(
+        kind,
+        _object_parts(kind, target, ctx),
+        replace=bool(tree.args.get("replace")),
+        if_exists=bool(tree.args.get("exists")),
+        columns=columns,
+        query=tree.args.get("expression"),
+        comment=_comment(props),
+        transient="TransientProperty" in prop_names,
+        temporary="TemporaryProperty" in prop_names,
+    )
+
+
+def drop_def(tree: exp.Drop, ctx: SqlContext) -> ObjectDef:
+    kind = str(tree.args.get("kind") or "").upper()
+    if kind not in ("DATABASE", "SCHEMA", "TABLE"):
+        raise Unsupported(f"DROP {kind} is not supported yet.")
+    target = tree.this if tree.this is not None else (tree.args.get("tables") or [None])[0]
+    return ObjectDef(kind, _object_parts(kind, target, ctx), if_exists=bool(tree.args.get("exists")))

@@ -1,0 +1,56 @@
+"""A sqlglot dialect that generates SQL for Apache DataFusion (sqlglot ships none).
+
+DataFusion's SQL is close to PostgreSQL's, so this subclasses the Postgres dialect and overrides
+only what differs. Casts go through the one type mapping in `embucket_py.types`.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+
+from embucket_py.types import SfType, parse_sql_type, to_arrow
+
+# DataFusion's arrow_cast names for the timestamp types with a time zone.
+_UTC_MICROS = 'Timestamp(Microsecond, Some("UTC"))'
+
+
+def snowflake_type(dtype: exp.DataType) -> SfType | None:
+    """The Snowflake type a sqlglot DataType (parsed from Snowflake SQL) stands for."""
+    text = dtype.sql(dialect="snowflake")
+    try:
+        return parse_sql_type(text)
+    except ValueError:
+        return None
+
+
+def datafusion_type(t: SfType) -> str:
+    arrow = to_arrow(t)
+    if t.kind == "FIXED":
+        return "BIGINT" if str(arrow) == "int64" else f"DECIMAL({t.precision}, {t.scale})"
+    return {
+        "REAL": "DOUBLE",
+        "BINARY": "BYTEA",
+        "BOOLEAN": "BOOLEAN",
+        "DATE": "DATE",
+        "TIME": "TIME",
+        "TIMESTAMP_NTZ": "TIMESTAMP",
+    }.get(t.kind, "VARCHAR")
+
+
+class DataFusion(Postgres):
+    # DataFusion looks table functions such as range() up by their lower-case names.
+    NORMALIZE_FUNCTIONS = "lower"
+
+    class Generator(Postgres.Generator):
+        def datatype_sql(self, expression: exp.DataType) -> str:
+            sf = snowflake_type(expression)
+            return datafusion_type(sf) if sf is not None else super().datatype_sql(expression)
+
+        def cast_sql(self, expression: exp.Cast, safe_prefix: str | None = None) -> str:
+            sf = snowflake_type(expression.to)
+            if sf is not None and sf.kind in ("TIMESTAMP_LTZ", "TIMESTAMP_TZ"):
+                inner = self.sql(expression, "this")
+                fn = "arrow_cast" if not isinstance(expression, exp.TryCast) else "try_arrow_cast"
+                return f"{fn}({inner}, '{_UTC_MICROS}')"
+            return super().cast_sql(expression, safe_prefix)

@@ -1,0 +1,31 @@
+"""Parsing Snowflake SQL with sqlglot; parse failures become Snowflake syntax errors."""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from embucket_py.errors import SyntaxError_
+
+
+def parse(text: str) -> list[exp.Expression]:
+    """Parses one or more `;`-separated statements.
+
+    Raises:
+        SyntaxError_: the text is not valid Snowflake SQL (code 1003, SQLSTATE 42000).
+    """
+    try:
+        trees = sqlglot.parse(text, read="snowflake")
+    except ParseError as e:
+        first = e.errors[0] if e.errors else {}
+        line = first.get("line") or 1
+        col = max((first.get("col") or 1) - 1, 0)
+        token = (first.get("highlight") or "").strip() or "<EOF>"
+        raise SyntaxError_(f"syntax error line {line} at position {col} unexpected '{token}'.") from None
+    except TokenError as e:
+        raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{e}'.") from None
+    statements = [t for t in trees if t is not None]
+    if not statements:
+        raise SyntaxError_("Empty SQL statement.", code=900, sqlstate="42000")
+    return statements

@@ -1,0 +1,63 @@
+"""Result column names as Snowflake gives them: every top-level projection gets an alias."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from embucket_py import naming
+from embucket_py.sql.names import SourceText, projection_name
+
+
+def first_select(tree: exp.Expression) -> exp.Select | None:
+    node = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    return node if isinstance(node, exp.Select) else None
+
+
+def projections(tree: exp.Expression, source: SourceText | None) -> list[tuple[str, str] | None]:
+    """Aliases the projections of the query's first SELECT. Returns, per projection, the pair
+    (engine field name, Snowflake name), or None for a `*`."""
+    select = first_select(tree)
+    if select is None:
+        return []
+    result: list[tuple[str, str] | None] = []
+    used: set[str] = set()
+    new = []
+    for node in select.expressions:
+        name = projection_name(node, source)
+        if name is None:
+            result.append(None)
+            new.append(node)
+            continue
+        field = naming.stored(name)
+        while field in used:
+            field += "_"
+        used.add(field)
+        result.append((field, name))
+        inner = node.this if isinstance(node, exp.Alias) else node
+        new.append(exp.alias_(inner, exp.to_identifier(field, quoted=True)))
+    select.set("expressions", new)
+    return result
+
+
+def result_names(projected: list[tuple[str, str] | None], fields: list[str]) -> list[str]:
+    """Snowflake names for the engine's result fields; `*` columns are named by the table."""
+    names = []
+    i = 0
+    for f in fields:
+        while i < len(projected) and projected[i] is None and i + 1 < len(projected):
+            nxt = projected[i + 1]
+            if nxt is not None and nxt[0] == f:
+                i += 1
+            else:
+                break
+        entry = projected[i] if i < len(projected) else None
+        if entry is not None and entry[0] == f:
+            names.append(entry[1])
+            i += 1
+        else:
+            names.append(naming.display(f))
+    return names

@@ -1,0 +1,42 @@
+"""Table references -> names the engine registers (one per reference, at the right snapshot)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize, qualify, table_parts
+
+
+@dataclass(frozen=True)
+class TableUse:
+    """One table reference in a query: its qualified Snowflake name and the engine-side name."""
+
+    database: str
+    schema: str
+    name: str
+    registered_as: str
+
+
+def cte_names(tree: exp.Expression) -> set[str]:
+    return {normalize(cte.args["alias"].this) for cte in tree.find_all(exp.CTE)}
+
+
+def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
+    """Replaces every reference to a stored table by `__t<n>` (keeping the name usable as an
+    alias) and returns what each one refers to."""
+    ctes = cte_names(tree)
+    uses: list[TableUse] = []
+    for table in list(tree.find_all(exp.Table)):
+        if not isinstance(table.this, exp.Identifier):
+            continue  # a table function such as range(n)
+        if table.args.get("db") is None and normalize(table.this) in ctes:
+            continue
+        database, schema, name = qualify(table_parts(table), ctx, "query")
+        registered = f"__t{len(uses)}"
+        uses.append(TableUse(database, schema, name, registered))
+        alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
+        table.replace(exp.Table(this=exp.to_identifier(registered, quoted=True), alias=alias))
+    return uses
