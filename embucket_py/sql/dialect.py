@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 
-from embucket_py.types import SfType, parse_sql_type, to_arrow
+from embucket_py.types import SfType, parse_sql_type
 
 # DataFusion's arrow_cast names for the timestamp types with a time zone.
 _UTC_MICROS = 'Timestamp(Microsecond, Some("UTC"))'
@@ -25,9 +25,11 @@ def snowflake_type(dtype: exp.DataType) -> SfType | None:
 
 
 def datafusion_type(t: SfType) -> str:
-    arrow = to_arrow(t)
     if t.kind == "FIXED":
-        return "BIGINT" if str(arrow) == "int64" else f"DECIMAL({t.precision}, {t.scale})"
+        # Casts keep the full range: NUMBER(38,0) values may exceed BIGINT.
+        if t.scale == 0 and (t.precision or 38) <= 18:
+            return "BIGINT"
+        return f"DECIMAL({t.precision}, {t.scale})"
     return {
         "REAL": "DOUBLE",
         "BINARY": "BYTEA",

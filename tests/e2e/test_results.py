@@ -1,0 +1,53 @@
+"""Result transport: large results in chunks, empty results, result names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Server
+
+
+@pytest.mark.parametrize("fmt", ["ARROW", "JSON"])
+def test_million_rows_arrive_through_chunks(server: Server, fmt: str) -> None:
+    with server.connect(session_parameters={"PYTHON_CONNECTOR_QUERY_RESULT_FORMAT": fmt}) as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT seq4() AS n, seq4() * 2 AS twice FROM TABLE(GENERATOR(ROWCOUNT => 1000000))")
+        assert cur.rowcount == 1_000_000
+        count = total = 0
+        for n, twice in cur:
+            assert twice == 2 * n
+            count += 1
+            total += n
+        assert count == 1_000_000
+        assert total == sum(range(1_000_000))
+
+
+def test_million_rows_into_pandas(server: Server) -> None:
+    with server.connect() as conn:
+        frame = (
+            conn.cursor()
+            .execute("SELECT seq4() AS n FROM TABLE(GENERATOR(ROWCOUNT => 1000000))")
+            .fetch_pandas_all()
+        )
+    assert len(frame) == 1_000_000
+    assert int(frame["N"].sum()) == sum(range(1_000_000))
+
+
+def test_empty_result_keeps_its_columns(cur: Any) -> None:
+    cur.execute("CREATE TABLE e (a INT, b VARCHAR)")
+    assert cur.execute("SELECT * FROM e").fetchall() == []
+    assert [d.name for d in cur.description] == ["A", "B"]
+    assert len(cur.execute("SELECT * FROM e").fetch_pandas_all().columns) == 2
+
+
+def test_result_column_names_follow_snowflake(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (a INT, \"MixedCase\" INT)")
+    cur.execute("INSERT INTO t VALUES (1, 2)")
+    cur.execute('SELECT a, a + 1, "MixedCase", count(*) OVER () AS "lower", 1 AS x FROM t')
+    assert [d.name for d in cur.description] == ["A", "A + 1", "MixedCase", "lower", "X"]
+    cur.execute("SELECT COUNT(*), SUM(a) FROM t")
+    assert [d.name for d in cur.description] == ["COUNT(*)", "SUM(A)"]
+    cur.execute("SELECT * FROM t")
+    assert [d.name for d in cur.description] == ["A", "MixedCase"]
