@@ -12,7 +12,7 @@ from snowflake.connector.errors import NotSupportedError
 
 from tests.e2e.conftest import CONNECTOR_MAJOR, Server
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 COLUMNS = [
     ("N", "NUMBER(38,0)", "42", 42),
