@@ -112,7 +112,11 @@ class Tables:
             )
             for i, c in enumerate(columns)
         ]
-        properties = {SFTYPES_PROPERTY: json.dumps({str(i + 1): c.type.sql for i, c in enumerate(columns)})}
+        properties = {
+            SFTYPES_PROPERTY: json.dumps({str(i + 1): c.type.sql for i, c in enumerate(columns)}),
+            # Merge small manifests on append: scan planning reads every manifest of a snapshot.
+            "commit.manifest-merge.enabled": "true",
+        }
         if comment is not None:
             properties[COMMENT_PROPERTY] = comment
         cat.create_table(ref.identifier, Schema(*fields), properties=properties)
