@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
+from pyiceberg.io.pyarrow import _dataframe_to_data_files
+from pyiceberg.manifest import DataFile
 from pyiceberg.schema import Schema
 from pyiceberg.table import Table
 from pyiceberg.types import NestedField
@@ -61,6 +63,8 @@ class ScanFiles:
 
     paths: list[str]
     has_deletes: bool
+    files: list[DataFile]
+    snapshot_id: int | None
 
 
 class Tables:
@@ -151,11 +155,37 @@ class Tables:
     @staticmethod
     def scan_files(table: Table, snapshot_id: int | None = None) -> ScanFiles:
         """Plans the live data files of a snapshot (pruned by manifest statistics)."""
-        tasks = list(table.scan(snapshot_id=snapshot_id).plan_files())
+        scan = table.scan(snapshot_id=snapshot_id)
+        tasks = list(scan.plan_files())
+        snapshot = scan.snapshot()
         return ScanFiles(
             paths=[local_path(t.file.file_path) for t in tasks],
             has_deletes=any(t.delete_files for t in tasks),
+            files=[t.file for t in tasks],
+            snapshot_id=snapshot.snapshot_id if snapshot else None,
         )
+
+    def rewrite(
+        self, ref: TableName, base_snapshot: int | None, removed: list[DataFile], added: pa.Table
+    ) -> None:
+        """Replaces data files in one commit (copy-on-write UPDATE/DELETE/MERGE).
+
+        Raises:
+            CommitFailedException: the table changed since `base_snapshot`; the caller re-plans.
+        """
+        table = self.load(ref)
+        current = table.current_snapshot()
+        if (current.snapshot_id if current else None) != base_snapshot:
+            raise CommitFailedException(f"{ref} changed while the statement ran")
+        if not removed and added.num_rows == 0:
+            return
+        with table.transaction() as tx, tx.update_snapshot().overwrite() as snapshot:
+            for data_file in removed:
+                snapshot.delete_data_file(data_file)
+            if added.num_rows:
+                data = added.cast(table.schema().as_arrow())
+                for data_file in _dataframe_to_data_files(tx.table_metadata, data, table.io):
+                    snapshot.append_data_file(data_file)
 
     def append(self, ref: TableName, data: pa.Table) -> int:
         """Appends rows in one Iceberg commit, retrying on concurrent commits. Returns the row count."""

@@ -50,5 +50,14 @@ def table_frame(ctx: SessionContext, table: Table, snapshot_id: int | None = Non
 
 def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse]) -> None:
     for use in uses:
+        if ctx.table_exist(use.registered_as):
+            ctx.deregister_table(use.registered_as)
         table = tables.load(TableName(use.database, use.schema, use.name))
         ctx.register_table(use.registered_as, table_frame(ctx, table))
+
+
+def register_arrow(ctx: SessionContext, name: str, data: pa.Table) -> None:
+    """Registers an in-memory Arrow table (empty ones included) under a name."""
+    if ctx.table_exist(name):
+        ctx.deregister_table(name)
+    ctx.register_table(name, ctx.from_arrow(data))

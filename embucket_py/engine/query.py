@@ -67,4 +67,11 @@ def stream(frame: DataFrame, cancel: threading.Event | None = None) -> Iterator[
 
 
 def collect(frame: DataFrame, cancel: threading.Event | None = None) -> pa.Table:
-    return pa.Table.from_batches(list(stream(frame, cancel)), schema=frame.schema())
+    """Runs a DataFrame into one Arrow table, with view types made plain for pyarrow's kernels."""
+    batches = list(stream(frame, cancel))
+    table = pa.Table.from_batches(batches) if batches else pa.Table.from_batches([], frame.schema())
+    plain = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
+    if any(f.type in plain for f in table.schema):
+        schema = pa.schema([f.with_type(plain.get(f.type, f.type)) for f in table.schema])
+        table = table.cast(schema)
+    return table

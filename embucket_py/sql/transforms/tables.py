@@ -32,6 +32,8 @@ def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
     for table in list(tree.find_all(exp.Table)):
         if not isinstance(table.this, exp.Identifier):
             continue  # a table function such as range(n)
+        if table.this.quoted and table.name.startswith("__") and table.args.get("db") is None:
+            continue  # a table the engine registered itself (__scan, __target, ...)
         if table.args.get("db") is None and normalize(table.this) in ctes:
             continue
         database, schema, name = qualify(table_parts(table), ctx, "query")

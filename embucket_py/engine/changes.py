@@ -1,0 +1,191 @@
+"""UPDATE, DELETE, MERGE and TRUNCATE by copy-on-write of the affected data files only.
+
+1. Find the data files holding a row the statement can touch (a DataFusion query over the live
+   files, each tagged with its index; Parquet statistics prune row groups).
+2. Load just those files, number their rows, and compute one action per touched row.
+3. Write the new content of those files (plus MERGE's inserted rows) and commit, in one Iceberg
+   snapshot, "remove these files, add these". A concurrent commit makes the whole statement
+   re-plan on the new snapshot, so nothing is lost and nothing is half-written.
+
+Copy-on-write rather than delete files: readers stay on DataFusion's fast Parquet path, and Spark
+and pyiceberg read the result without merge-on-read support.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from datafusion import SessionContext, lit
+from pyiceberg.exceptions import CommitFailedException
+from sqlglot import exp
+
+from embucket_py import naming
+from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableName, Tables
+from embucket_py.engine.commands import OK
+from embucket_py.engine.context import new_context, register_arrow, register_tables
+from embucket_py.engine.failures import from_datafusion
+from embucket_py.engine.query import collect
+from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
+from embucket_py.errors import NullInNotNullColumn, SnowflakeError
+from embucket_py.sql import changes as sqlc
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.translate import translate_query
+
+log = logging.getLogger(__name__)
+
+
+class DuplicateMergeRow(SnowflakeError):
+    """A target row matched by several source rows (ERROR_ON_NONDETERMINISTIC_MERGE).
+    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-merge"""
+
+    code = 100090
+    sqlstate = "42P18"
+
+
+def _run(
+    df_ctx: SessionContext,
+    tables: Tables,
+    tree: exp.Expression,
+    ctx: SqlContext,
+    cancel: threading.Event | None,
+) -> pa.Table:
+    translation = translate_query(tree, ctx, None)
+    register_tables(df_ctx, tables, translation.tables)
+    try:
+        frame = df_ctx.sql(translation.sql)
+    except Exception as e:
+        raise from_datafusion(e) from None
+    return collect(frame, cancel)
+
+
+def _register_scan(df_ctx: SessionContext, files: ScanFiles, schema: pa.Schema) -> None:
+    frames = [
+        df_ctx.read_parquet(p, schema=schema).with_column(sqlc.FILE, lit(i))
+        for i, p in enumerate(files.paths)
+    ]
+    if not frames:
+        register_arrow(
+            df_ctx, "__scan", pa.Table.from_batches([], schema.append(pa.field(sqlc.FILE, pa.int64())))
+        )
+        return
+    frame = frames[0]
+    for other in frames[1:]:
+        frame = frame.union(other)
+    df_ctx.register_table("__scan", frame)
+
+
+def _register_target(df_ctx: SessionContext, files: ScanFiles, affected: list[int], schema: pa.Schema) -> int:
+    parts = [collect(df_ctx.read_parquet(files.paths[i], schema=schema)) for i in affected]
+    target = pa.concat_tables(parts) if parts else pa.Table.from_batches([], schema)
+    rows = pa.array(range(target.num_rows), pa.int64()) if target.num_rows else pa.array([], pa.int64())
+    register_arrow(df_ctx, "__target", target.append_column(sqlc.ROW, rows))
+    return target.num_rows
+
+
+def run_change(
+    tables: Tables, tree: exp.Expression, ctx: SqlContext, cancel: threading.Event | None
+) -> QueryResult:
+    """Runs UPDATE, DELETE or MERGE; retries from scratch when another commit got in first."""
+    change = sqlc.row_change(tree, ctx)
+    ref = TableName(*change.parts)
+    for attempt in range(COMMIT_RETRIES):
+        try:
+            return _attempt(tables, change, ref, ctx, cancel)
+        except CommitFailedException:
+            log.info(
+                "%s on %s conflicted with another commit, re-planning (%d)", change.kind, ref, attempt + 1
+            )
+    raise SnowflakeError(f"Could not commit {change.kind} on {ref}: too many concurrent changes.", code=4025)
+
+
+def _attempt(
+    tables: Tables, change: sqlc.RowChange, ref: TableName, ctx: SqlContext, cancel: threading.Event | None
+) -> QueryResult:
+    table = tables.load(ref)
+    columns = Tables.columns(table)
+    schema = Tables.arrow_schema(table)
+    files = Tables.scan_files(table)
+    stored = [naming.stored(c.name) for c in columns]
+    df_ctx = new_context()
+    _register_scan(df_ctx, files, schema)
+    found = _run(df_ctx, tables, sqlc.affected_files(change), ctx, cancel)
+    affected = sorted(found.column(0).to_pylist()) if found.num_rows else []
+    if not affected and not change.inserts:
+        return _counts(change, 0, 0, 0)
+    _register_target(df_ctx, files, affected, schema)
+    acts = _run(df_ctx, tables, sqlc.actions(change, [(c.name, c.type) for c in columns]), ctx, cancel)
+    acts = _one_action_per_row(change, acts)
+    register_arrow(df_ctx, "__acts", acts)
+    kept = _run(df_ctx, tables, sqlc.rewritten_rows(stored), ctx, cancel)
+    added = _run(df_ctx, tables, sqlc.inserted_rows(stored), ctx, cancel) if change.inserts else None
+    new = pa.concat_tables([kept, added]) if added is not None else kept
+    _check_not_null(columns, new)
+    tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new)
+    action = acts.column(sqlc.ACTION)
+    count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}
+    return _counts(change, count[sqlc.INSERT], count[sqlc.UPDATE], count[sqlc.DELETE])
+
+
+def _one_action_per_row(change: sqlc.RowChange, acts: pa.Table) -> pa.Table:
+    """Drops rows no clause applies to; a target row gets at most one action.
+
+    Snowflake's UPDATE ... FROM picks one of several matching source rows; MERGE refuses them.
+    """
+    acts = acts.filter(pc.is_valid(acts.column(sqlc.ACTION)))
+    targets = acts.filter(pc.is_valid(acts.column(sqlc.TROW)))
+    if targets.num_rows == pc.count_distinct(targets.column(sqlc.TROW)).as_py():
+        return acts
+    if change.kind == "MERGE":
+        raise DuplicateMergeRow("Duplicate row detected during DML action\nRow Values: [...]")
+    seen: set[int] = set()
+    keep = []
+    for row in acts.column(sqlc.TROW).to_pylist():
+        keep.append(row is None or row not in seen)
+        if row is not None:
+            seen.add(row)
+    return acts.filter(pa.array(keep))
+
+
+def _check_not_null(columns: list[Column], data: pa.Table) -> None:
+    for column, array in zip(columns, data.columns, strict=True):
+        if not column.nullable and array.null_count:
+            raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
+
+
+def _counts(change: sqlc.RowChange, inserted: int, updated: int, deleted: int) -> QueryResult:
+    if change.kind == "UPDATE":
+        return dml_counts(
+            StatementType.UPDATE,
+            {"number of rows updated": updated, "number of multi-joined rows updated": 0},
+        )
+    if change.kind == "DELETE":
+        return dml_counts(StatementType.DELETE, {"number of rows deleted": deleted})
+    # MERGE reports a column per kind of clause present.
+    kinds = {c.action for c in change.clauses}
+    counts = {}
+    if sqlc.INSERT in kinds:
+        counts["number of rows inserted"] = inserted
+    if sqlc.UPDATE in kinds:
+        counts["number of rows updated"] = updated
+    if sqlc.DELETE in kinds:
+        counts["number of rows deleted"] = deleted
+    return dml_counts(StatementType.MERGE, counts)
+
+
+def truncate(tables: Tables, tree: exp.TruncateTable, ctx: SqlContext) -> QueryResult:
+    """TRUNCATE TABLE: one commit removing every data file; the table and its history stay."""
+    parts, if_exists = sqlc.truncate_target(tree, ctx)
+    ref = TableName(*parts)
+    if if_exists and not tables.exists(ref):
+        return status(OK)
+    for _ in range(COMMIT_RETRIES):
+        files = Tables.scan_files(tables.load(ref))
+        try:
+            tables.rewrite(ref, files.snapshot_id, files.files, pa.table({}))
+            return status(OK)
+        except CommitFailedException:
+            continue
+    raise SnowflakeError(f"Could not commit TRUNCATE on {ref}: too many concurrent changes.", code=4025)
