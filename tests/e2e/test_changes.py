@@ -1,0 +1,107 @@
+"""UPDATE, DELETE, MERGE and TRUNCATE through the connector, with Snowflake's result rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from snowflake.connector.errors import ProgrammingError
+
+from tests.e2e.conftest import Server
+
+
+@pytest.fixture
+def people(cur: Any) -> Any:
+    cur.execute("CREATE TABLE people (id INT, name VARCHAR, score INT)")
+    cur.execute("INSERT INTO people VALUES (1, 'ann', 10), (2, 'bob', 20)")
+    cur.execute("INSERT INTO people VALUES (3, 'cy', 30), (4, 'di', 40)")
+    return cur
+
+
+def test_update_reports_rows_updated(people: Any) -> None:
+    people.execute("UPDATE people SET score = score + 1 WHERE id >= 3")
+    assert [d.name for d in people.description] == [
+        "number of rows updated",
+        "number of multi-joined rows updated",
+    ]
+    assert people.fetchone() == (2, 0)
+    assert people.rowcount == 2
+    rows = people.execute("SELECT id, score FROM people ORDER BY id").fetchall()
+    assert rows == [(1, 10), (2, 20), (3, 31), (4, 41)]
+
+
+def test_update_from_and_delete_using(people: Any) -> None:
+    people.execute("CREATE TABLE bonus (id INT, extra INT)")
+    people.execute("INSERT INTO bonus VALUES (2, 5), (4, 7), (9, 1)")
+    people.execute("UPDATE people SET score = score + b.extra FROM bonus b WHERE people.id = b.id")
+    assert people.rowcount == 2
+    people.execute("DELETE FROM people USING bonus WHERE people.id = bonus.id AND bonus.extra > 6")
+    assert people.fetchone() == (1,)
+    rows = people.execute("SELECT id, score FROM people ORDER BY id").fetchall()
+    assert rows == [(1, 10), (2, 25), (3, 30)]
+
+
+def test_delete_reports_rows_deleted(people: Any) -> None:
+    people.execute("DELETE FROM people WHERE name LIKE '%n%'")
+    assert [d.name for d in people.description] == ["number of rows deleted"]
+    assert people.rowcount == 1
+    assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (3,)
+
+
+def test_merge_with_every_clause_kind(people: Any) -> None:
+    people.execute("CREATE TABLE changes (id INT, name VARCHAR, gone BOOLEAN)")
+    people.execute(
+        "INSERT INTO changes VALUES (1, 'ANN', FALSE), (2, NULL, TRUE), (7, 'gil', FALSE), (8, 'x', TRUE)"
+    )
+    people.execute(
+        "MERGE INTO people p USING changes c ON p.id = c.id "
+        "WHEN MATCHED AND c.gone THEN DELETE "
+        "WHEN MATCHED THEN UPDATE SET name = c.name "
+        "WHEN NOT MATCHED AND NOT c.gone THEN INSERT (id, name, score) VALUES (c.id, c.name, 0)"
+    )
+    assert [d.name for d in people.description] == [
+        "number of rows inserted",
+        "number of rows updated",
+        "number of rows deleted",
+    ]
+    assert people.fetchone() == (1, 1, 1)
+    assert people.rowcount == 3
+    rows = people.execute("SELECT id, name, score FROM people ORDER BY id").fetchall()
+    assert rows == [(1, "ANN", 10), (3, "cy", 30), (4, "di", 40), (7, "gil", 0)]
+
+
+def test_merge_refuses_a_row_matched_twice(people: Any) -> None:
+    people.execute("CREATE TABLE dup (id INT, name VARCHAR)")
+    people.execute("INSERT INTO dup VALUES (1, 'a'), (1, 'b')")
+    with pytest.raises(ProgrammingError) as err:
+        people.execute(
+            "MERGE INTO people USING dup ON people.id = dup.id WHEN MATCHED THEN UPDATE SET name = dup.name"
+        )
+    assert err.value.errno == 100090
+    assert people.execute("SELECT name FROM people WHERE id = 1").fetchone() == ("ann",)
+
+
+def test_truncate_keeps_the_table(people: Any) -> None:
+    people.execute("TRUNCATE TABLE people")
+    assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (0,)
+    people.execute("INSERT INTO people VALUES (5, 'eve', 1)")
+    assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (1,)
+
+
+def test_one_row_update_rewrites_only_its_file(server: Server, cur: Any, database: str) -> None:
+    cur.execute("CREATE TABLE big (id INT, pad VARCHAR)")
+    for chunk in range(5):
+        cur.execute(
+            f"INSERT INTO big SELECT seq4() + {chunk * 1000}, 'x' FROM TABLE(GENERATOR(ROWCOUNT => 1000))"
+        )
+    table_dir = Path(server.data_dir) / "warehouse" / database.lower() / "public" / "big" / "data"
+    before = set(table_dir.glob("*.parquet"))
+    cur.execute("UPDATE big SET pad = 'y' WHERE id = 2500")
+    assert cur.rowcount == 1
+    new_files = set(table_dir.glob("*.parquet")) - before
+    assert len(new_files) == 1
+    # The new file holds the rows of the one file that had id 2500, not the whole table.
+    assert pq.read_metadata(next(iter(new_files))).num_rows == 1000
+    assert cur.execute("SELECT COUNT(*), COUNT_IF(pad = 'y') FROM big").fetchone() == (5000, 1)
