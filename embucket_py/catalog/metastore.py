@@ -12,6 +12,7 @@ import hmac
 import logging
 import os
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -55,6 +56,13 @@ def check_password(password: str, encoded: str) -> bool:
     return hmac.compare_digest(hash_password(password, bytes.fromhex(salt)).split("$")[2], digest)
 
 
+@dataclass(frozen=True)
+class DatabaseInfo:
+    name: str
+    created_on: datetime
+    comment: str | None
+
+
 class Metastore:
     """Databases, schemas and users; hands out the Iceberg catalog of each database."""
 
@@ -76,6 +84,22 @@ class Metastore:
         with self.engine.connect() as conn:
             rows = conn.execute(sa.select(databases_table.c.name).order_by(databases_table.c.name))
             return [naming.display(r[0]) for r in rows]
+
+    def database_keys(self) -> list[str]:
+        """Stored (Iceberg) names of all databases; `catalog(key)` accepts each as is."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(databases_table.c.name).order_by(databases_table.c.name))
+            return [r[0] for r in rows]
+
+    def database_info(self, name: str) -> DatabaseInfo | None:
+        """Name, creation time (UTC) and comment of a database; None if it does not exist."""
+        with self.engine.connect() as conn:
+            query = sa.select(databases_table).where(databases_table.c.name == naming.stored(name))
+            row = conn.execute(query).first()
+        if row is None:
+            return None
+        created = row.created_on if row.created_on.tzinfo else row.created_on.replace(tzinfo=UTC)
+        return DatabaseInfo(naming.display(row.name), created, row.comment)
 
     def database_exists(self, name: str) -> bool:
         with self.engine.connect() as conn:
@@ -105,7 +129,7 @@ class Metastore:
         cat = self.catalog(name)
         for schema in cat.list_namespaces():
             for table in cat.list_tables(schema):
-                cat.purge_table(table)
+                cat.drop_table(table)
             cat.drop_namespace(schema)
         with self.engine.begin() as conn:
             conn.execute(databases_table.delete().where(databases_table.c.name == naming.stored(name)))
@@ -161,7 +185,7 @@ class Metastore:
             raise object_not_found("Schema", f"{database}.{schema}")
         cat = self.catalog(database)
         for table in cat.list_tables(naming.stored(schema)):
-            cat.purge_table(table)
+            cat.drop_table(table)
         cat.drop_namespace(naming.stored(schema))
         return True
 

@@ -11,6 +11,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pyarrow as pa
 from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
@@ -23,7 +24,7 @@ from pyiceberg.types import NestedField
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.storage import local_path
-from embucket_py.errors import already_exists, object_not_found
+from embucket_py.errors import SnowflakeError, Unsupported, already_exists, object_not_found
 from embucket_py.types import SfType, arrow_field, from_iceberg, parse_sql_type, to_iceberg
 
 log = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ class Tables:
                 return False
             if not replace:
                 raise already_exists("Table", ref.name)
-            cat.purge_table(ref.identifier)
+            cat.drop_table(ref.identifier)
         fields = [
             NestedField(
                 i + 1, naming.stored(c.name), to_iceberg(c.type), required=not c.nullable, doc=c.comment
@@ -126,12 +127,38 @@ class Tables:
         cat.create_table(ref.identifier, Schema(*fields), properties=properties)
         return True
 
+    def clone(
+        self, ref: TableName, source: Table, snapshot_id: int | None, *, replace: bool, if_not_exists: bool
+    ) -> bool:
+        """Zero-copy clone: a new table whose first snapshot lists the source snapshot's data files.
+        Writes to either table afterwards add new files and never touch shared ones.
+
+        Raises:
+            Unsupported: the source snapshot has delete files (merge-on-read), not shared yet.
+        """
+        files = Tables.scan_files(source, snapshot_id) if snapshot_id is not None else None
+        if files is not None and files.has_deletes:
+            raise Unsupported("CLONE of a table version with delete files is not supported yet.")
+        comment = source.properties.get(COMMENT_PROPERTY)
+        if not self.create(
+            ref, Tables.columns(source), replace=replace, if_not_exists=if_not_exists, comment=comment
+        ):
+            return False
+        if files is not None and files.files:
+            table = self.load(ref)
+            with table.transaction() as tx, tx.update_snapshot().fast_append() as snapshot:
+                for data_file in files.files:
+                    snapshot.append_data_file(data_file)
+        return True
+
     def drop(self, ref: TableName, *, if_exists: bool = False) -> bool:
+        """Drops a table from the catalog. Its files stay: clones may share them, and dropped
+        tables are kept for their retention period."""
         if not self.exists(ref):
             if if_exists:
                 return False
             raise object_not_found("Table", str(ref))
-        self.metastore.catalog(ref.database).purge_table(ref.identifier)
+        self.metastore.catalog(ref.database).drop_table(ref.identifier)
         return True
 
     @staticmethod
@@ -144,6 +171,26 @@ class Tables:
                 Column(naming.display(f.name), sf_type or from_iceberg(f.field_type), not f.required, f.doc)
             )
         return result
+
+    @staticmethod
+    def created_on(table: Table) -> datetime:
+        """When the table was created: the time of its first metadata file (UTC)."""
+        log = table.metadata.metadata_log
+        millis = log[0].timestamp_ms if log else table.metadata.last_updated_ms
+        return datetime.fromtimestamp(millis / 1000, UTC)
+
+    @staticmethod
+    def comment(table: Table) -> str | None:
+        return table.properties.get(COMMENT_PROPERTY)
+
+    @staticmethod
+    def size(table: Table) -> tuple[int, int]:
+        """(rows, bytes of data files) of the current snapshot, from its summary; (0, 0) if empty."""
+        snapshot = table.current_snapshot()
+        summary = snapshot.summary if snapshot is not None else None
+        if summary is None:
+            return 0, 0
+        return int(summary["total-records"] or 0), int(summary["total-files-size"] or 0)
 
     @staticmethod
     def arrow_schema(table: Table) -> pa.Schema:
@@ -166,7 +213,12 @@ class Tables:
         )
 
     def rewrite(
-        self, ref: TableName, base_snapshot: int | None, removed: list[DataFile], added: pa.Table
+        self,
+        ref: TableName,
+        base_snapshot: int | None,
+        removed: list[DataFile],
+        added: pa.Table,
+        query_id: str | None = None,
     ) -> None:
         """Replaces data files in one commit (copy-on-write UPDATE/DELETE/MERGE).
 
@@ -179,7 +231,8 @@ class Tables:
             raise CommitFailedException(f"{ref} changed while the statement ran")
         if not removed and added.num_rows == 0:
             return
-        with table.transaction() as tx, tx.update_snapshot().overwrite() as snapshot:
+        properties = _snapshot_properties(query_id)
+        with table.transaction() as tx, tx.update_snapshot(properties).overwrite() as snapshot:
             for data_file in removed:
                 snapshot.delete_data_file(data_file)
             if added.num_rows:
@@ -187,27 +240,70 @@ class Tables:
                 for data_file in _dataframe_to_data_files(tx.table_metadata, data, table.io):
                     snapshot.append_data_file(data_file)
 
-    def append(self, ref: TableName, data: pa.Table) -> int:
+    def append(self, ref: TableName, data: pa.Table, query_id: str | None = None) -> int:
         """Appends rows in one Iceberg commit, retrying on concurrent commits. Returns the row count."""
         if data.num_rows == 0:
             return 0
-        return self._commit(ref, data, overwrite=False)
+        return self._commit(ref, data, overwrite=False, query_id=query_id)
 
-    def overwrite(self, ref: TableName, data: pa.Table) -> int:
+    def overwrite(self, ref: TableName, data: pa.Table, query_id: str | None = None) -> int:
         """Replaces all rows in one Iceberg commit (INSERT OVERWRITE). Returns the row count."""
-        return self._commit(ref, data, overwrite=True)
+        return self._commit(ref, data, overwrite=True, query_id=query_id)
 
-    def _commit(self, ref: TableName, data: pa.Table, *, overwrite: bool) -> int:
+    def _commit(self, ref: TableName, data: pa.Table, *, overwrite: bool, query_id: str | None) -> int:
+        properties = _snapshot_properties(query_id)
         for attempt in range(COMMIT_RETRIES):
             table = self.load(ref)
             try:
                 data = data.cast(table.schema().as_arrow())
                 if overwrite:
-                    table.overwrite(data)
+                    table.overwrite(data, snapshot_properties=properties)
                 else:
-                    table.append(data)
+                    table.append(data, snapshot_properties=properties)
                 return data.num_rows
             except CommitFailedException:
                 log.info("commit conflict on %s, retrying (%d)", ref, attempt + 1)
                 time.sleep(0.01 * 2**attempt)
         raise CommitFailedException(f"could not commit to {ref} after {COMMIT_RETRIES} attempts")
+
+
+QUERY_ID_PROPERTY = "embucket.query-id"
+
+
+def _snapshot_properties(query_id: str | None) -> dict[str, str]:
+    """Each snapshot remembers the statement that made it (for AT/BEFORE(STATEMENT => id))."""
+    return {QUERY_ID_PROPERTY: query_id} if query_id else {}
+
+
+class TimeTravelUnavailable(SnowflakeError):
+    code = 707
+    sqlstate = "02000"
+
+
+def snapshot_as_of(table: Table, name: str, epoch_ms: int) -> int | None:
+    """The snapshot current at a moment (None: the table was empty then).
+
+    Raises:
+        TimeTravelUnavailable: the moment precedes the table's creation.
+    """
+    log = table.metadata.metadata_log
+    created = log[0].timestamp_ms if log else table.metadata.last_updated_ms
+    first = table.metadata.snapshot_log[0].timestamp_ms if table.metadata.snapshot_log else created
+    if epoch_ms < min(created, first):
+        raise TimeTravelUnavailable(
+            f"Time travel data is not available for table {name}. The requested time is either beyond "
+            "the allowed time travel period or before the object creation time."
+        )
+    current = None
+    for entry in table.metadata.snapshot_log:
+        if entry.timestamp_ms <= epoch_ms:
+            current = entry.snapshot_id
+    return current
+
+
+def snapshot_of_query(table: Table, query_id: str) -> tuple[int, int | None] | None:
+    """(snapshot id, parent id) of the snapshot a statement committed, if it changed this table."""
+    for snapshot in table.metadata.snapshots:
+        if snapshot.summary is not None and snapshot.summary.get(QUERY_ID_PROPERTY) == query_id:
+            return snapshot.snapshot_id, snapshot.parent_snapshot_id
+    return None

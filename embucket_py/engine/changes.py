@@ -53,7 +53,7 @@ def _run(
     cancel: threading.Event | None,
 ) -> pa.Table:
     translation = translate_query(tree, ctx, None)
-    register_tables(df_ctx, tables, translation.tables)
+    register_tables(df_ctx, tables, translation.tables, ctx)
     try:
         frame = df_ctx.sql(translation.sql)
     except Exception as e:
@@ -123,7 +123,7 @@ def _attempt(
     added = _run(df_ctx, tables, sqlc.inserted_rows(stored), ctx, cancel) if change.inserts else None
     new = pa.concat_tables([kept, added]) if added is not None else kept
     _check_not_null(columns, new)
-    tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new)
+    tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new, ctx.query_id)
     action = acts.column(sqlc.ACTION)
     count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}
     return _counts(change, count[sqlc.INSERT], count[sqlc.UPDATE], count[sqlc.DELETE])
@@ -184,7 +184,7 @@ def truncate(tables: Tables, tree: exp.TruncateTable, ctx: SqlContext) -> QueryR
     for _ in range(COMMIT_RETRIES):
         files = Tables.scan_files(tables.load(ref))
         try:
-            tables.rewrite(ref, files.snapshot_id, files.files, pa.table({}))
+            tables.rewrite(ref, files.snapshot_id, files.files, pa.table({}), ctx.query_id)
             return status(OK)
         except CommitFailedException:
             continue

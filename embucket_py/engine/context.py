@@ -15,6 +15,8 @@ from datafusion import DataFrame, SessionConfig, SessionContext
 from pyiceberg.table import Table
 
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine.time_travel import Version, resolve
+from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.tables import TableUse
 
 _TARGET_PARTITIONS = max(os.cpu_count() or 1, 1)
@@ -30,10 +32,12 @@ def new_context() -> SessionContext:
     return SessionContext(config)
 
 
-def table_frame(ctx: SessionContext, table: Table, snapshot_id: int | None = None) -> DataFrame:
-    """A DataFrame scanning one snapshot of an Iceberg table, with the table's engine schema."""
+def table_frame(ctx: SessionContext, table: Table, version: Version | None = None) -> DataFrame:
+    """A DataFrame scanning one snapshot of an Iceberg table (default: the current one)."""
     schema = Tables.arrow_schema(table)
-    files = Tables.scan_files(table, snapshot_id)
+    if version is not None and version.snapshot_id is None:
+        return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
+    files = Tables.scan_files(table, version.snapshot_id if version else None)
     if files.has_deletes:
         ctx.register_table("__provider", table)
         frame = ctx.table("__provider")
@@ -48,12 +52,17 @@ def table_frame(ctx: SessionContext, table: Table, snapshot_id: int | None = Non
     return frame
 
 
-def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse]) -> None:
+def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], sql_ctx: SqlContext) -> None:
+    """Registers each table reference of a query at the snapshot it asks for."""
     for use in uses:
         if ctx.table_exist(use.registered_as):
             ctx.deregister_table(use.registered_as)
-        table = tables.load(TableName(use.database, use.schema, use.name))
-        ctx.register_table(use.registered_as, table_frame(ctx, table))
+        ref = TableName(use.database, use.schema, use.name)
+        table = tables.load(ref)
+        version = None
+        if use.point is not None:
+            version = resolve(table, str(ref), use.point, sql_ctx)
+        ctx.register_table(use.registered_as, table_frame(ctx, table, version))
 
 
 def register_arrow(ctx: SessionContext, name: str, data: pa.Table) -> None:

@@ -8,6 +8,7 @@ from embucket_py import naming
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, status
+from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import ObjectAlreadyExists
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
@@ -39,6 +40,14 @@ def _create_table(
     tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceText | None, cancel: threading.Event | None
 ) -> bool:
     ref = TableName(*d.parts)
+    if d.clone_of is not None:
+        source_ref = TableName(*d.clone_of)
+        source = tables.load(source_ref)
+        current = source.current_snapshot()
+        snapshot_id = current.snapshot_id if current else None
+        if d.clone_point is not None:
+            snapshot_id = resolve(source, str(source_ref), d.clone_point, ctx).snapshot_id
+        return tables.clone(ref, source, snapshot_id, replace=d.replace, if_not_exists=d.if_exists)
     if d.query is None:
         columns = [Column(c.name, c.type, c.nullable, c.comment) for c in d.columns or []]
         return tables.create(ref, columns, replace=d.replace, if_not_exists=d.if_exists, comment=d.comment)
@@ -52,7 +61,7 @@ def _create_table(
     data = collect(frame, cancel)
     columns = [Column(name, from_arrow_field(f)) for name, f in zip(names, data.schema, strict=True)]
     tables.create(ref, columns, replace=d.replace, comment=d.comment)
-    tables.append(ref, data.rename_columns([naming.stored(n) for n in names]))
+    tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
     return True
 
 

@@ -60,7 +60,9 @@ def insert(
             raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
         arrays.append(array)
     data = pa.table(arrays, names=[naming.stored(c.name) for c in columns])
-    count = tables.overwrite(ref, data) if d.overwrite else tables.append(ref, data)
+    count = (
+        tables.overwrite(ref, data, ctx.query_id) if d.overwrite else tables.append(ref, data, ctx.query_id)
+    )
     return dml_counts(StatementType.INSERT, {"number of rows inserted": count})
 
 

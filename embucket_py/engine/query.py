@@ -26,7 +26,7 @@ def plan(
     """Plans a query on a fresh DataFusion context. Returns the DataFrame and Snowflake names."""
     translation = translate_query(tree, ctx, source)
     df_ctx = new_context()
-    register_tables(df_ctx, tables, translation.tables)
+    register_tables(df_ctx, tables, translation.tables, ctx)
     try:
         frame = df_ctx.sql(translation.sql)
         schema = frame.schema()

@@ -14,3 +14,7 @@ class SqlContext:
     schema: str | None
     # CURRENT_USER -> 'EMBUCKET', ... (upper-case function name without parentheses -> value)
     values: dict[str, Any] = field(default_factory=dict)
+    # Session variables by upper-case name -> Python value, for `$name` references.
+    variables: dict[str, Any] = field(default_factory=dict)
+    # The id of the statement being translated (commits record it for AT/BEFORE(STATEMENT => ...)).
+    query_id: str | None = None

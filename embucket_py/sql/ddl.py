@@ -10,6 +10,7 @@ from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dialect import snowflake_type
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.transforms.tables import TimePoint, time_point
 from embucket_py.types import SfType
 
 
@@ -34,6 +35,8 @@ class ObjectDef:
     comment: str | None = None
     transient: bool = False
     temporary: bool = False
+    clone_of: list[str] | None = None  # CREATE ... CLONE source
+    clone_point: TimePoint | None = None  # ... AT | BEFORE (...)
 
 
 def _comment(props: exp.Expression | None) -> str | None:
@@ -84,6 +87,13 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
     props = tree.args.get("properties")
     prop_names = {type(p).__name__ for p in props.expressions} if props else set()
     target = tree.this
+    clone = tree.args.get("clone")
+    clone_of = clone_point = None
+    if clone is not None:
+        if kind != "TABLE":
+            raise Unsupported(f"CREATE {kind} ... CLONE is not supported yet.")
+        clone_of = qualify(table_parts(clone.this), ctx, "clone")
+        clone_point = time_point(clone.this)
     columns = None
     if isinstance(target, exp.Schema):
         columns = [_column(c) for c in target.expressions if isinstance(c, exp.ColumnDef)]
@@ -97,6 +107,8 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         comment=_comment(props),
         transient="TransientProperty" in prop_names,
         temporary="TemporaryProperty" in prop_names,
+        clone_of=clone_of,
+        clone_point=clone_point,
     )
 
 

@@ -11,6 +11,16 @@ from embucket_py.sql.names import normalize, qualify, table_parts
 
 
 @dataclass(frozen=True)
+class TimePoint:
+    """AT | BEFORE (TIMESTAMP => t | OFFSET => -n | STATEMENT => id): which version to read.
+    https://docs.snowflake.com/en/sql-reference/constructs/at-before"""
+
+    before: bool
+    kind: str  # TIMESTAMP OFFSET STATEMENT
+    value: exp.Expression  # evaluated by the engine: a timestamp, seconds, or a query id
+
+
+@dataclass(frozen=True)
 class TableUse:
     """One table reference in a query: its qualified Snowflake name and the engine-side name."""
 
@@ -18,6 +28,14 @@ class TableUse:
     schema: str
     name: str
     registered_as: str
+    point: TimePoint | None = None
+
+
+def time_point(table: exp.Table) -> TimePoint | None:
+    when = table.args.get("when")
+    if not isinstance(when, exp.HistoricalData):
+        return None
+    return TimePoint(when.name.upper() == "BEFORE", str(when.args["kind"]).upper(), when.expression)
 
 
 def cte_names(tree: exp.Expression) -> set[str]:
@@ -38,7 +56,7 @@ def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
             continue
         database, schema, name = qualify(table_parts(table), ctx, "query")
         registered = f"__t{len(uses)}"
-        uses.append(TableUse(database, schema, name, registered))
+        uses.append(TableUse(database, schema, name, registered, time_point(table)))
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         table.replace(exp.Table(this=exp.to_identifier(registered, quoted=True), alias=alias))
     return uses
