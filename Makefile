@@ -4,7 +4,7 @@ VENV ?= .venv
 LEGACY_VENV ?= .venv-legacy
 BIN := $(VENV)/bin
 
-.PHONY: run test test-main test-legacy lint format clean
+.PHONY: run test test-main test-legacy lint format compat clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,16 @@ lint: $(VENV)/.dev-installed
 format: $(VENV)/.dev-installed
 	$(BIN)/ruff format embucket_py tests compat
 	$(BIN)/ruff check --fix embucket_py tests compat
+
+# Snowflake-verified SQL logic tests (../shared/compat/slt): prints pass rates, never fails.
+COMPAT_PORT ?= 3999
+compat: $(VENV)/.dev-installed
+	rm -rf .compat-data
+	$(BIN)/embucket-py serve --port $(COMPAT_PORT) --data-dir .compat-data --log-level warning & \
+	  pid=$$!; \
+	  for i in $$(seq 100); do curl -sf http://127.0.0.1:$(COMPAT_PORT)/health >/dev/null && break; sleep 0.2; done; \
+	  $(BIN)/python -m compat.slt_runner --port $(COMPAT_PORT) --json compat-results.json; \
+	  kill $$pid
 
 clean:
 	rm -rf $(VENV) $(LEGACY_VENV) embucket-data .pytest_cache

@@ -25,7 +25,8 @@ def parse(text: str) -> list[exp.Expression]:
         raise SyntaxError_(f"syntax error line {line} at position {col} unexpected '{token}'.") from None
     except TokenError as e:
         raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{e}'.") from None
-    statements = [t for t in trees if t is not None]
+    # A trailing comment after the last `;` parses as an empty statement: not a statement.
+    statements = [t for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
     if not statements:
         raise SyntaxError_("Empty SQL statement.", code=900, sqlstate="42000")
     return statements

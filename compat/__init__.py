@@ -1,0 +1,1 @@
+"""Snowflake compatibility suites: a SQL logic test runner over the real connector."""

@@ -1,0 +1,76 @@
+"""Casts to Snowflake types, generated for DataFusion through the one type mapping in types.py."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from tests.sql.helpers import run_on_datafusion, translate, validate
+
+
+def test_number_casts() -> None:
+    validate(
+        "SELECT CAST(a AS NUMBER(10, 2)) AS n FROM t",
+        'SELECT CAST("a" AS DECIMAL(10, 2)) AS "n" FROM "__t0" AS "t"',
+    )
+    # Up to 18 digits fit a BIGINT; NUMBER and INT (38 digits) keep their full range.
+    validate(
+        "SELECT a::INT AS i, a::NUMBER AS n, a::NUMBER(18, 0) AS n18, a::FLOAT AS f FROM t",
+        'SELECT CAST("a" AS DECIMAL(38, 0)) AS "i", CAST("a" AS DECIMAL(38, 0)) AS "n", '
+        'CAST("a" AS BIGINT) AS "n18", CAST("a" AS DOUBLE) AS "f" FROM "__t0" AS "t"',
+    )
+
+
+def test_text_casts() -> None:
+    validate(
+        "SELECT a::VARCHAR AS s, b::VARCHAR(10) AS s10, b::STRING AS s2, b::TEXT AS s3, b::CHAR AS c FROM t",
+        'SELECT CAST("a" AS VARCHAR) AS "s", CAST("b" AS VARCHAR) AS "s10", CAST("b" AS VARCHAR) AS "s2", '
+        'CAST("b" AS VARCHAR) AS "s3", CAST("b" AS VARCHAR) AS "c" FROM "__t0" AS "t"',
+    )
+
+
+def test_timestamp_casts() -> None:
+    # TIMESTAMP_LTZ and TIMESTAMP_TZ values are UTC instants in the engine.
+    validate(
+        "SELECT b::TIMESTAMP_NTZ AS ntz, b::TIMESTAMP_LTZ AS ltz, b::TIMESTAMP_TZ AS tz FROM t",
+        'SELECT CAST("b" AS TIMESTAMP) AS "ntz", '
+        'arrow_cast("b", \'Timestamp(Microsecond, Some("UTC"))\') AS "ltz", '
+        'arrow_cast("b", \'Timestamp(Microsecond, Some("UTC"))\') AS "tz" FROM "__t0" AS "t"',
+    )
+    validate(
+        "SELECT b::DATE AS dt, b::TIME AS tm, ts::DATE AS d FROM t",
+        'SELECT CAST("b" AS DATE) AS "dt", CAST("b" AS TIME) AS "tm", CAST("ts" AS DATE) AS "d" '
+        'FROM "__t0" AS "t"',
+    )
+
+
+def test_binary_boolean_and_variant_casts() -> None:
+    validate(
+        "SELECT b::BINARY AS bin, a::BOOLEAN AS f, b::VARIANT AS v FROM t",
+        'SELECT CAST("b" AS BYTEA) AS "bin", CAST("a" AS BOOLEAN) AS "f", CAST("b" AS VARCHAR) AS "v" '
+        'FROM "__t0" AS "t"',
+    )
+
+
+def test_cast_results_have_the_engine_types() -> None:
+    translation = translate("SELECT a::NUMBER(10, 2) AS n, b::TIMESTAMP_LTZ AS ltz, b::BINARY AS bin FROM t")
+    schema = run_on_datafusion(translation)
+    assert schema.types == [pa.decimal128(10, 2), pa.timestamp("us", tz="UTC"), pa.binary()]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="CAST AS TIMESTAMP_NTZ generates DataFusion's TIMESTAMP, which is nanoseconds (range 1677-2262), "
+    "while types.to_arrow stores TIMESTAMP_NTZ as microseconds and LTZ/TZ casts give microseconds",
+)
+def test_timestamp_ntz_casts_give_microseconds() -> None:
+    schema = run_on_datafusion(translate("SELECT b::TIMESTAMP_NTZ AS ntz FROM t"))
+    assert schema.types == [pa.timestamp("us")]
+
+
+@pytest.mark.xfail(
+    strict=True, reason="the Postgres-based generator writes TRY_CAST as CAST (errors, not NULL)"
+)
+def test_try_cast_stays_a_try_cast() -> None:
+    # TRY_CAST gives NULL where CAST fails: https://docs.snowflake.com/en/sql-reference/functions/try_cast
+    assert "TRY_CAST(" in translate("SELECT TRY_CAST(b AS INT) AS i FROM t").sql.upper()

@@ -1,0 +1,40 @@
+"""TABLE(GENERATOR(ROWCOUNT => n)) -> range(n); SEQ1/2/4/8() -> its `value` column."""
+
+from __future__ import annotations
+
+import pytest
+
+from embucket_py.errors import Unsupported
+from tests.sql.helpers import result_names, translate, validate
+
+
+def test_generator_becomes_range() -> None:
+    validate("SELECT seq4() FROM TABLE(GENERATOR(ROWCOUNT => 5))", 'SELECT "value" AS "seq4()" FROM range(5)')
+    validate(
+        "SELECT COUNT(*) FROM TABLE(GENERATOR(ROWCOUNT => 10))",
+        'SELECT count(*) AS "count(*)" FROM range(10)',
+    )
+
+
+def test_generator_keeps_its_alias() -> None:
+    validate(
+        "SELECT seq4() AS n FROM TABLE(GENERATOR(ROWCOUNT => 3)) AS g",
+        'SELECT "value" AS "n" FROM range(3) AS "g"',
+    )
+
+
+def test_every_seq_function_is_the_row_number() -> None:
+    validate(
+        "SELECT seq1(), seq2(), seq8() FROM TABLE(GENERATOR(ROWCOUNT => 2))",
+        'SELECT "value" AS "seq1()", "value" AS "seq2()", "value" AS "seq8()" FROM range(2)',
+    )
+    assert result_names("SELECT seq4() FROM TABLE(GENERATOR(ROWCOUNT => 2))") == ["SEQ4()"]
+
+
+def test_generator_registers_no_table() -> None:
+    assert translate("SELECT seq4() FROM TABLE(GENERATOR(ROWCOUNT => 5))").tables == []
+
+
+def test_generator_without_rowcount_is_unsupported() -> None:
+    with pytest.raises(Unsupported, match="ROWCOUNT"):
+        translate("SELECT 1 FROM TABLE(GENERATOR(TIMELIMIT => 1))")
