@@ -24,6 +24,7 @@ from pyiceberg.types import NestedField
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.storage import local_path
+from embucket_py.catalog.views import Views
 from embucket_py.errors import SnowflakeError, Unsupported, already_exists, object_not_found
 from embucket_py.types import SfType, arrow_field, from_iceberg, parse_sql_type, to_iceberg
 
@@ -73,6 +74,7 @@ class Tables:
 
     def __init__(self, metastore: Metastore) -> None:
         self.metastore = metastore
+        self.views = Views(metastore)
 
     def load(self, ref: TableName) -> Table:
         cat = self.metastore.require_schema(ref.database, ref.schema)

@@ -27,12 +27,11 @@ from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableN
 from embucket_py.engine.commands import OK
 from embucket_py.engine.context import new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
-from embucket_py.engine.query import collect
+from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
 from embucket_py.errors import NullInNotNullColumn, SnowflakeError
 from embucket_py.sql import changes as sqlc
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.translate import translate_query
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ def _run(
     ctx: SqlContext,
     cancel: threading.Event | None,
 ) -> pa.Table:
-    translation = translate_query(tree, ctx, None)
+    translation = translate(tables, tree, ctx, None)
     register_tables(df_ctx, tables, translation.tables, ctx)
     try:
         frame = df_ctx.sql(translation.sql)

@@ -13,6 +13,7 @@ from embucket_py.errors import ObjectAlreadyExists
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
 from embucket_py.sql.names import SourceText
+from embucket_py.sql.views import view_query
 from embucket_py.types import from_arrow_field
 
 
@@ -29,6 +30,8 @@ def create(
         if d.replace:
             metastore.drop_schema(d.parts[0], d.parts[1], if_exists=True)
         created = metastore.create_schema(d.parts[0], d.parts[1], if_not_exists=d.if_exists)
+    elif d.kind == "VIEW":
+        created = _create_view(tables, d, ctx, source)
     else:
         created = _create_table(tables, d, ctx, source, cancel)
     if not created:
@@ -65,12 +68,28 @@ def _create_table(
     return True
 
 
+def _create_view(tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceText | None) -> bool:
+    assert d.query is not None
+    plan(tables, d.query, ctx, None)  # Snowflake refuses a view whose query does not compile
+    return tables.views.create(
+        *d.parts,
+        view_query(d.query, d.view_columns, source),
+        source.text if source is not None else "",
+        replace=d.replace,
+        if_not_exists=d.if_exists,
+        comment=d.comment,
+        secure=d.secure,
+    )
+
+
 def drop(tables: Tables, d: ObjectDef) -> QueryResult:
     metastore = tables.metastore
     if d.kind == "DATABASE":
         dropped = metastore.drop_database(d.parts[0], if_exists=d.if_exists)
     elif d.kind == "SCHEMA":
         dropped = metastore.drop_schema(d.parts[0], d.parts[1], if_exists=d.if_exists)
+    elif d.kind == "VIEW":
+        dropped = tables.views.drop(*d.parts, if_exists=d.if_exists)
     else:
         dropped = tables.drop(TableName(*d.parts), if_exists=d.if_exists)
     shown = naming.quote(d.parts[-1])

@@ -13,18 +13,42 @@ from embucket_py.catalog.tables import Tables
 from embucket_py.engine.context import new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
-from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationError
+from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.transforms.projections import result_names
-from embucket_py.sql.translate import translate_query
+from embucket_py.sql.translate import QueryTranslation, translate_query
+
+MAX_VIEW_DEPTH = 32
+
+
+def expand_views(tables: Tables, tree: exp.Expression, ctx: SqlContext, depth: int = 0) -> exp.Expression:
+    """Inlines every view the query references (and views those views reference)."""
+    for table, parts in views.references(tree, ctx):
+        view = tables.views.get(*parts)
+        if view is None:
+            continue
+        if depth >= MAX_VIEW_DEPTH:
+            raise SqlCompilationError(f"View '{parts[2]}' references itself (or nests too deeply).")
+        subquery = views.inline(table, view.query, parts[0], parts[1])
+        expand_views(tables, subquery.this, SqlContext(parts[0], parts[1], ctx.values), depth + 1)
+    return tree
+
+
+def translate(
+    tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
+) -> QueryTranslation:
+    """Views inlined, then Snowflake -> DataFusion SQL."""
+    tree = expand_views(tables, tree.copy(), ctx)
+    return translate_query(tree, ctx, source)
 
 
 def plan(
     tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
 ) -> tuple[DataFrame, list[str]]:
     """Plans a query on a fresh DataFusion context. Returns the DataFrame and Snowflake names."""
-    translation = translate_query(tree, ctx, source)
+    translation = translate(tables, tree, ctx, source)
     df_ctx = new_context()
     register_tables(df_ctx, tables, translation.tables, ctx)
     try:

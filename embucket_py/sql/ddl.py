@@ -37,6 +37,8 @@ class ObjectDef:
     temporary: bool = False
     clone_of: list[str] | None = None  # CREATE ... CLONE source
     clone_point: TimePoint | None = None  # ... AT | BEFORE (...)
+    secure: bool = False
+    view_columns: list[str] | None = None  # CREATE VIEW v (a, b) AS ...
 
 
 def _comment(props: exp.Expression | None) -> str | None:
@@ -82,7 +84,7 @@ def _object_parts(kind: str, target: exp.Expression | None, ctx: SqlContext) -> 
 
 def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
     kind = str(tree.args.get("kind") or "").upper()
-    if kind not in ("DATABASE", "SCHEMA", "TABLE"):
+    if kind not in ("DATABASE", "SCHEMA", "TABLE", "VIEW"):
         raise Unsupported(f"CREATE {kind} is not supported yet.")
     props = tree.args.get("properties")
     prop_names = {type(p).__name__ for p in props.expressions} if props else set()
@@ -94,8 +96,10 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
             raise Unsupported(f"CREATE {kind} ... CLONE is not supported yet.")
         clone_of = qualify(table_parts(clone.this), ctx, "clone")
         clone_point = time_point(clone.this)
-    columns = None
-    if isinstance(target, exp.Schema):
+    columns = view_columns = None
+    if isinstance(target, exp.Schema) and kind == "VIEW":
+        view_columns = [normalize(c.this if isinstance(c, exp.ColumnDef) else c) for c in target.expressions]
+    elif isinstance(target, exp.Schema):
         columns = [_column(c) for c in target.expressions if isinstance(c, exp.ColumnDef)]
     return ObjectDef(
         kind,
@@ -109,12 +113,14 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         temporary="TemporaryProperty" in prop_names,
         clone_of=clone_of,
         clone_point=clone_point,
+        secure="SecureProperty" in prop_names,
+        view_columns=view_columns,
     )
 
 
 def drop_def(tree: exp.Drop, ctx: SqlContext) -> ObjectDef:
     kind = str(tree.args.get("kind") or "").upper()
-    if kind not in ("DATABASE", "SCHEMA", "TABLE"):
+    if kind not in ("DATABASE", "SCHEMA", "TABLE", "VIEW"):
         raise Unsupported(f"DROP {kind} is not supported yet.")
     target = tree.this if tree.this is not None else (tree.args.get("tables") or [None])[0]
     return ObjectDef(kind, _object_parts(kind, target, ctx), if_exists=bool(tree.args.get("exists")))

@@ -42,18 +42,27 @@ def cte_names(tree: exp.Expression) -> set[str]:
     return {normalize(cte.args["alias"].this) for cte in tree.find_all(exp.CTE)}
 
 
-def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
-    """Replaces every reference to a stored table by `__t<n>` (keeping the name usable as an
-    alias) and returns what each one refers to."""
+def stored_references(tree: exp.Expression) -> list[exp.Table]:
+    """The table references that name catalog objects (not CTEs, table functions or the
+    engine's own registered names)."""
     ctes = cte_names(tree)
-    uses: list[TableUse] = []
-    for table in list(tree.find_all(exp.Table)):
+    found = []
+    for table in tree.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier):
             continue  # a table function such as range(n)
         if table.this.quoted and table.name.startswith("__") and table.args.get("db") is None:
             continue  # a table the engine registered itself (__scan, __target, ...)
         if table.args.get("db") is None and normalize(table.this) in ctes:
             continue
+        found.append(table)
+    return found
+
+
+def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
+    """Replaces every reference to a stored table by `__t<n>` (keeping the name usable as an
+    alias) and returns what each one refers to."""
+    uses: list[TableUse] = []
+    for table in stored_references(tree):
         database, schema, name = qualify(table_parts(table), ctx, "query")
         registered = f"__t{len(uses)}"
         uses.append(TableUse(database, schema, name, registered, time_point(table)))
