@@ -18,6 +18,16 @@ $(VENV)/.dev-installed: pyproject.toml $(BIN)/activate
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@ $(VENV)/.run-installed
 
+# Spark tests: the spark extra plus the Debian jars the Iceberg REST client needs (relocated at first use).
+SPARK_DEBS := libhttpclient5-java libhttpcore5-java
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+$(VENV)/.spark-installed: pyproject.toml $(VENV)/.dev-installed
+	@dpkg -s $(SPARK_DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SPARK_DEBS); }
+	$(BIN)/pip install -q -e '.[dev,spark]'
+	touch $@
+
 # The 4.x connector line (what dbt-snowflake and Superset pin) lives in its own virtualenv:
 # the end-to-end tests run again from there against a server started from $(VENV).
 $(LEGACY_VENV)/.installed: tests/requirements-legacy.txt
@@ -31,7 +41,7 @@ run: $(VENV)/.run-installed
 
 test: test-main test-legacy
 
-test-main: $(VENV)/.dev-installed
+test-main: $(VENV)/.spark-installed
 	$(BIN)/python -m pytest tests
 
 test-legacy: $(VENV)/.dev-installed $(LEGACY_VENV)/.installed

@@ -1,4 +1,4 @@
-"""Command line: `embucket-py serve` (and `--help` for every setting)."""
+"""Command line: `embucket-py serve` (and `--help` for every setting), `embucket-py spark-job`."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help=f"{f.metadata.get('help', '')} (env EMBUCKET_{f.name.upper()}, default {f.default!r})",
         )
+    job = commands.add_parser("spark-job", help="run a Spark batch job against a running server")
+    job.add_argument("job", help="medallion, maintenance, sample-events or shell")
+    job.add_argument("args", nargs=argparse.REMAINDER, help="job options (--help for the job's)")
     return parser
 
 
@@ -36,3 +39,7 @@ def main(argv: list[str] | None = None) -> None:
         from embucket_py.server.app import serve
 
         serve(settings)
+    elif args.command == "spark-job":
+        from embucket_py.spark.runner import run_job
+
+        raise SystemExit(run_job(args.job, args.args))

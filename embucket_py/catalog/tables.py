@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pyarrow as pa
@@ -25,7 +25,14 @@ from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.storage import local_path
 from embucket_py.catalog.views import Views
-from embucket_py.errors import SnowflakeError, Unsupported, already_exists, object_not_found
+from embucket_py.errors import (
+    InvalidIdentifier,
+    ObjectAlreadyExists,
+    SnowflakeError,
+    Unsupported,
+    already_exists,
+    object_not_found,
+)
 from embucket_py.types import SfType, arrow_field, from_iceberg, parse_sql_type, to_iceberg
 
 log = logging.getLogger(__name__)
@@ -67,6 +74,21 @@ class ScanFiles:
     has_deletes: bool
     files: list[DataFile]
     snapshot_id: int | None
+
+
+@dataclass
+class SchemaChange:
+    """Column changes applied together as one Iceberg schema update (no data is rewritten)."""
+
+    add: list[Column] = field(default_factory=list)
+    drop: list[str] = field(default_factory=list)
+    rename: list[tuple[str, str]] = field(default_factory=list)
+    retype: list[tuple[str, SfType]] = field(default_factory=list)
+    column_comments: dict[str, str | None] = field(default_factory=dict)
+    table_comment: tuple[str | None] | None = None  # (comment,) to set, (None,) to unset
+
+
+RENAMED_PROPERTY = "embucket.columns-renamed"
 
 
 class Tables:
@@ -152,6 +174,71 @@ class Tables:
                 for data_file in files.files:
                     snapshot.append_data_file(data_file)
         return True
+
+    def rename(self, ref: TableName, to: TableName) -> None:
+        """Raises: ObjectAlreadyExists / Unsupported (across databases)."""
+        if to.database != ref.database:
+            raise Unsupported("Renaming a table into another database is not supported.")
+        self.load(ref)
+        if self.exists(to):
+            raise already_exists("Table", to.name)
+        self.metastore.require_schema(to.database, to.schema)
+        self.metastore.catalog(ref.database).rename_table(ref.identifier, to.identifier)
+
+    def swap(self, ref: TableName, other: TableName) -> None:
+        """ALTER TABLE ... SWAP WITH: three renames (the SQL catalog has no multi-table commit)."""
+        self.load(ref)
+        self.load(other)
+        parking = TableName(ref.database, ref.schema, f"__swap_{ref.name}_{int(time.time() * 1000)}")
+        cat = self.metastore.catalog(ref.database)
+        cat.rename_table(ref.identifier, parking.identifier)
+        cat.rename_table(other.identifier, ref.identifier)
+        cat.rename_table(parking.identifier, other.identifier)
+
+    def evolve(self, ref: TableName, change: SchemaChange) -> None:
+        """Applies column changes as one schema update plus the declared-type property.
+
+        Raises:
+            InvalidIdentifier / ObjectAlreadyExists: a column is missing, or exists already.
+        """
+        table = self.load(ref)
+        declared: dict[str, str] = json.loads(table.properties.get(SFTYPES_PROPERTY, "{}"))
+        columns = {c.name: c for c in Tables.columns(table)}
+        for name in [*change.drop, *(old for old, _ in change.rename), *(n for n, _ in change.retype)]:
+            if name not in columns:
+                raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{name}'")
+        for column in change.add:
+            if column.name in columns:
+                raise ObjectAlreadyExists(f"column '{column.name}' already exists")
+        with table.transaction() as tx:
+            with tx.update_schema() as update:
+                for column in change.add:
+                    update.add_column(naming.stored(column.name), to_iceberg(column.type), doc=column.comment)
+                for name in change.drop:
+                    update.delete_column(naming.stored(name))
+                for old, new in change.rename:
+                    update.rename_column(naming.stored(old), naming.stored(new))
+                for name, sf_type in change.retype:
+                    if to_iceberg(sf_type) != to_iceberg(columns[name].type):
+                        update.update_column(naming.stored(name), field_type=to_iceberg(sf_type))
+                for name, comment in change.column_comments.items():
+                    update.update_column(naming.stored(name), doc=comment)
+            schema = tx.table_metadata.schema()
+            ids = {f.name: str(f.field_id) for f in schema.fields}
+            for column in change.add:
+                declared[ids[naming.stored(column.name)]] = column.type.sql
+            for name, sf_type in change.retype:
+                declared[ids[naming.stored(name)]] = sf_type.sql
+            declared = {k: v for k, v in declared.items() if k in ids.values()}
+            properties = {SFTYPES_PROPERTY: json.dumps(declared)}
+            if change.rename:
+                # Older data files still carry the old names: read by field id from now on.
+                properties[RENAMED_PROPERTY] = "true"
+            if change.table_comment is not None and change.table_comment[0] is not None:
+                properties[COMMENT_PROPERTY] = change.table_comment[0]
+            tx.set_properties(properties)
+            if change.table_comment == (None,) and COMMENT_PROPERTY in table.properties:
+                tx.remove_properties(COMMENT_PROPERTY)
 
     def drop(self, ref: TableName, *, if_exists: bool = False) -> bool:
         """Drops a table from the catalog. Its files stay: clones may share them, and dropped

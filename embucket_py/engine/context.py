@@ -9,12 +9,14 @@ pyiceberg-core's table provider, which applies the deletes.
 from __future__ import annotations
 
 import os
+import uuid
 
 import pyarrow as pa
-from datafusion import DataFrame, SessionConfig, SessionContext
+import pyarrow.parquet as pq
+from datafusion import DataFrame, SessionConfig, SessionContext, col, lit
 from pyiceberg.table import Table
 
-from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.catalog.tables import RENAMED_PROPERTY, TableName, Tables
 from embucket_py.engine.time_travel import Version, resolve
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.tables import TableUse
@@ -28,6 +30,8 @@ def new_context() -> SessionContext:
         .with_target_partitions(_TARGET_PARTITIONS)
         .with_information_schema(False)
         .set("datafusion.execution.parquet.pushdown_filters", "true")
+        # Snowflake reads 1.25 as NUMBER(3,2), an exact decimal, never as a float.
+        .set("datafusion.sql_parser.parse_float_as_decimal", "true")
     )
     return SessionContext(config)
 
@@ -39,17 +43,38 @@ def table_frame(ctx: SessionContext, table: Table, version: Version | None = Non
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
     files = Tables.scan_files(table, version.snapshot_id if version else None)
     if files.has_deletes:
-        ctx.register_table("__provider", table)
-        frame = ctx.table("__provider")
-        ctx.deregister_table("__provider")
-        return frame
+        # Delete files (merge-on-read, e.g. from Spark) need Iceberg's own reader. The provider
+        # must stay registered for as long as the context runs plans over it.
+        name = f"__iceberg_{uuid.uuid4().hex}"
+        ctx.register_table(name, table)
+        return ctx.table(name)
     if not files.paths:
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
-    frames = [ctx.read_parquet(path, schema=schema) for path in files.paths]
+    if table.properties.get(RENAMED_PROPERTY) == "true":
+        frames = [_by_field_id(ctx, path, table, schema) for path in files.paths]
+    else:
+        frames = [ctx.read_parquet(path, schema=schema) for path in files.paths]
     frame = frames[0]
     for other in frames[1:]:
         frame = frame.union(other)
     return frame
+
+
+def _by_field_id(ctx: SessionContext, path: str, table: Table, schema: pa.Schema) -> DataFrame:
+    """One data file read by Iceberg field id: columns renamed since it was written get their
+    current names, dropped ones are skipped, added ones are NULL."""
+    written = {
+        int(f.metadata[b"PARQUET:field_id"]): f.name
+        for f in pq.read_schema(path)
+        if f.metadata and b"PARQUET:field_id" in f.metadata
+    }
+    frame = ctx.read_parquet(path)
+    columns = []
+    for field, target in zip(table.schema().fields, schema, strict=True):
+        source = written.get(field.field_id)
+        value = col(f'"{source}"') if source is not None else lit(None)
+        columns.append(value.cast(target.type).alias(target.name))
+    return frame.select(*columns)
 
 
 def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], sql_ctx: SqlContext) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -11,16 +12,19 @@ from sqlglot import exp
 
 from embucket_py import __version__
 from embucket_py.catalog.metastore import Metastore
-from embucket_py.catalog.tables import Tables
-from embucket_py.engine import commands, ddl, dml
+from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine import alter, changes, commands, ddl, dml, metadata, variables
 from embucket_py.engine.query import describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
+from embucket_py.engine.time_travel import STATEMENTS
 from embucket_py.errors import BindError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
+from embucket_py.sql.alter import alter_def
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import create_def, drop_def
-from embucket_py.sql.dml import insert_def, single_row_values
+from embucket_py.sql.dml import InsertDef, insert_def, single_row_values
+from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 
@@ -67,7 +71,7 @@ class Engine:
         source = SourceText(text)
         return [Statement(tree, source) for tree in parse(text)]
 
-    def sql_context(self, session: Session) -> SqlContext:
+    def sql_context(self, session: Session, query_id: str | None = None) -> SqlContext:
         values = {
             "CURRENT_DATABASE": session.database,
             "CURRENT_SCHEMA": session.schema,
@@ -86,7 +90,13 @@ class Engine:
             "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
             "CURRENT_EMBUCKET_VERSION": __version__,
         }
-        return SqlContext(session.database, session.schema, values)
+        return SqlContext(
+            session.database,
+            session.schema,
+            values,
+            variables=variables.values_of(session),
+            query_id=query_id,
+        )
 
     def execute(
         self,
@@ -96,26 +106,55 @@ class Engine:
         *,
         cancel: threading.Event | None = None,
         describe_only: bool = False,
+        query_id: str | None = None,
     ) -> QueryResult:
         """Executes (or only describes) one statement.
 
         Raises:
             SnowflakeError: any failure, already in Snowflake's terms.
         """
+        start = int(time.time() * 1000)
+        try:
+            return self._execute(session, statement, binds, cancel, describe_only, query_id)
+        finally:
+            if query_id is not None:
+                STATEMENTS.record(query_id, start, int(time.time() * 1000))
+
+    def _execute(
+        self,
+        session: Session,
+        statement: Statement,
+        binds: list[binding.Bind] | None,
+        cancel: threading.Event | None,
+        describe_only: bool,
+        query_id: str | None,
+    ) -> QueryResult:
         tree = statement.tree
         if binds and any(isinstance(b.value, list) for b in binds):
-            return self._execute_array_binds(session, statement, binds, cancel)
+            return self._execute_array_binds(session, statement, binds, cancel, query_id)
         if binds:
             tree = binding.substitute(tree, binds)
-        elif not describe_only and binding.placeholder_count(tree):
+        elif describe_only:
+            # A describe carries no values: plan with NULLs to learn the result's shape.
+            tree = binding.without_placeholders(tree)
+        elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
-        ctx = self.sql_context(session)
+        ctx = self.sql_context(session, query_id)
+        if describe_only and (is_show(tree) or isinstance(tree, exp.Describe)):
+            # SHOW/DESCRIBE only read metadata: run them for their columns, keep no rows.
+            result = self._metadata(session, tree, ctx)
+            result.batches = []
+            return result
         if describe_only:
             return self._describe(tree, ctx, statement.source)
         if isinstance(tree, _QUERY_TYPES):
             return run_query(self.tables, tree, ctx, statement.source, cancel)
         if isinstance(tree, exp.Insert):
             return dml.insert(self.tables, insert_def(tree, ctx), ctx, cancel)
+        if isinstance(tree, exp.Update | exp.Delete | exp.Merge):
+            return changes.run_change(self.tables, tree, ctx, cancel)
+        if isinstance(tree, exp.TruncateTable):
+            return changes.truncate(self.tables, tree, ctx)
         if isinstance(tree, exp.Create):
             return ddl.create(self.tables, create_def(tree, ctx), ctx, statement.source, cancel)
         if isinstance(tree, exp.Drop):
@@ -124,11 +163,25 @@ class Engine:
             return result
         if isinstance(tree, exp.Use):
             return commands.use(self.metastore, session, tree)
+        if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
+            return alter.alter_table(self.tables, alter_def(tree, ctx))
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
             return commands.alter_session(session, tree, self.parameter_defaults)
         if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
             return commands.transaction(tree)
+        if is_show(tree) or isinstance(tree, exp.Describe):
+            return self._metadata(session, tree, ctx)
+        if isinstance(tree, exp.Set):
+            return variables.set_variables(self.tables, session, set_def(tree), ctx, cancel)
+        if (unset := unset_def(tree)) is not None:
+            return variables.unset_variables(session, unset)
         raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
+
+    def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:
+        """SHOW ... and DESCRIBE ..."""
+        if isinstance(tree, exp.Describe):
+            return metadata.describe(self.tables, describe_def(tree, ctx), ctx)
+        return metadata.show(self.tables, session, show_def(tree, ctx), self.parameter_defaults, ctx)
 
     def _describe(self, tree: exp.Expression, ctx: SqlContext, source: SourceText) -> QueryResult:
         if isinstance(tree, _QUERY_TYPES):
@@ -146,6 +199,7 @@ class Engine:
         statement: Statement,
         binds: list[binding.Bind],
         cancel: threading.Event | None,
+        query_id: str | None = None,
     ) -> QueryResult:
         """executemany: an INSERT ... VALUES (?, ...) with one array per placeholder becomes one
         Arrow table and one commit; any other statement runs once per row."""
@@ -154,14 +208,15 @@ class Engine:
             raise BindError("Array bind variables must all have the same number of values.")
         (count,) = lengths
         tree = statement.tree
-        ctx = self.sql_context(session)
+        ctx = self.sql_context(session, query_id)
         row = single_row_values(tree.args.get("expression")) if isinstance(tree, exp.Insert) else None
         if row is not None and all(isinstance(e, exp.Placeholder) for e in row) and len(row) == len(binds):
-            columns = {
-                f"c{i}": pa.array([binding.python_value(b.type, v) for v in b.value])  # type: ignore[union-attr]
-                for i, b in enumerate(binds)
-            }
-            return dml.insert(self.tables, insert_def(tree, ctx), ctx, cancel, rows=pa.table(columns))
+            target = insert_def(tree, ctx)
+            kinds = self._insert_kinds(target)
+            if len(kinds) == len(binds):
+                binds = [binding.retyped(b, kind) for b, kind in zip(binds, kinds, strict=True)]
+            columns = {f"c{i}": binding.array_column(b) for i, b in enumerate(binds)}
+            return dml.insert(self.tables, target, ctx, cancel, rows=pa.table(columns))
         total = 0
         result: QueryResult | None = None
         for i in range(count):
@@ -174,6 +229,12 @@ class Engine:
         if result.is_dml:
             return dml_counts(result.statement_type, {"number of rows inserted": total})
         return result
+
+    def _insert_kinds(self, target: InsertDef) -> list[str]:
+        """The Snowflake type kinds of an INSERT's target columns, in VALUES order."""
+        columns = Tables.columns(self.tables.load(TableName(*target.parts)))
+        kinds = {c.name: c.type.kind for c in columns}
+        return [kinds.get(name, "TEXT") for name in target.columns or [c.name for c in columns]]
 
     def _forget_dropped(self, session: Session) -> None:
         if session.database and not self.metastore.database_exists(session.database):

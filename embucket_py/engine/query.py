@@ -53,6 +53,8 @@ def plan(
     register_tables(df_ctx, tables, translation.tables, ctx)
     try:
         frame = df_ctx.sql(translation.sql)
+        # Iceberg's FFI table provider reaches back into the context while the plan runs.
+        frame.session_context = df_ctx  # type: ignore[attr-defined]
         schema = frame.schema()
     except Exception as e:
         raise from_datafusion(e) from None

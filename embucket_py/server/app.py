@@ -11,10 +11,11 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from embucket_py.config import Settings
 from embucket_py.errors import SnowflakeError
+from embucket_py.server.iceberg_rest.routes import ROUTES as ICEBERG_ROUTES
 from embucket_py.server.snowflake.routes import ROUTES
 from embucket_py.server.snowflake.wire import fail
 from embucket_py.server.state import ServerState
@@ -52,7 +53,7 @@ def build_app(settings: Settings) -> Starlette:
 
     return Starlette(
         debug=False,
-        routes=[Route("/health", health), *ROUTES],
+        routes=[Route("/health", health), *ROUTES, Mount("/iceberg", routes=ICEBERG_ROUTES)],
         exception_handlers={
             SnowflakeError: snowflake_error,
             json.JSONDecodeError: bad_json,

@@ -18,6 +18,7 @@ class _Tokens:
     token_expires: float
     master: str
     master_expires: float
+    previous: str = ""  # the token the last renewal replaced
 
 
 class SessionStore:
@@ -59,9 +60,16 @@ class SessionStore:
         if now > entry.master_expires:
             self.close(token)
             raise SessionGone("Session no longer exists.  New login required to access the service.")
-        if now > entry.token_expires:
+        if now > entry.token_expires or token != entry.token:
+            # A replaced token stays renewable: concurrent calls may still carry it.
             raise SessionTokenExpired("Session token has expired.")
         return entry.session
+
+    def peek(self, token: str) -> Session | None:
+        """The session of a token, expired or not (to answer in the client's dialect)."""
+        with self._lock:
+            entry = self._by_token.get(token)
+        return entry.session if entry else None
 
     def renew(self, master: str, old_token: str) -> tuple[str, Session]:
         """Issues a new session token for the session of a master token."""
@@ -69,9 +77,13 @@ class SessionStore:
             entry = self._by_master.get(master)
             if entry is None or time.monotonic() > entry.master_expires:
                 raise MasterTokenExpired("Master token has expired.")
+            if old_token and old_token == entry.previous:
+                # Concurrent calls (a query and telemetry) renewing the same expired token.
+                return entry.token, entry.session
             if old_token and old_token != entry.token:
                 raise SessionGone("Session no longer exists.  New login required to access the service.")
-            self._by_token.pop(entry.token, None)
+            self._by_token.pop(entry.previous, None)
+            entry.previous = entry.token
             entry.token = "ST-" + secrets.token_urlsafe(32)
             entry.token_expires = time.monotonic() + self.session_ttl
             self._by_token[entry.token] = entry
@@ -81,6 +93,8 @@ class SessionStore:
         with self._lock:
             entry = self._by_token.pop(token, None)
             if entry is not None:
+                self._by_token.pop(entry.token, None)
+                self._by_token.pop(entry.previous, None)
                 self._by_master.pop(entry.master, None)
         return entry.session if entry else None
 

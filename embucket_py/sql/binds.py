@@ -7,9 +7,13 @@ Substitution happens on the syntax tree, never by pasting text.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
 
+import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py.errors import BindError
@@ -28,13 +32,48 @@ def _ns_to_text(ns: int) -> str:
     return f"{(_EPOCH + timedelta(seconds=seconds)).isoformat(sep=' ')}.{frac:09d}"
 
 
+_INT64 = 1 << 63
+
+
+def _fixed(value: str) -> exp.Expression:
+    """A FIXED bind keeps its exact value: NUMBER(38, s) beyond int64 or with a fraction
+    (a bare numeric literal would become a float)."""
+    try:
+        number = Decimal(value.strip())
+    except InvalidOperation:
+        raise BindError(f"Numeric value '{value}' is not recognized") from None
+    if not number.is_finite():
+        raise BindError(f"Numeric value '{value}' is not recognized")
+    scale = max(-int(number.as_tuple().exponent), 0)
+    if scale == 0 and -_INT64 <= number < _INT64:
+        return exp.Literal.number(str(int(number)))
+    text = format(number, "f")
+    digits = len(text.replace("-", "").replace(".", "").lstrip("0")) or 1
+    if digits > 38 or scale > 37:
+        return exp.Literal.number(text)  # beyond NUMBER(38): as Snowflake, a float
+    number_type = exp.DataType.build(f"DECIMAL(38, {scale})")
+    return exp.cast(exp.Literal.string(text), number_type)
+
+
+def _real(value: str) -> exp.Expression:
+    """A REAL bind stays a float (a bare `2.5` is a NUMBER literal in Snowflake)."""
+    number = float(value)
+    # NaN and infinities have no literal; Snowflake reads them from strings.
+    text = exp.Literal.number(repr(number)) if math.isfinite(number) else exp.Literal.string(value)
+    return exp.cast(text, exp.DataType.build("DOUBLE"))
+
+
 def literal(bind: Bind) -> exp.Expression:
     """The Snowflake literal expression for one bound value."""
     kind, value = bind.type.upper(), bind.value
     if value is None:
         return exp.Null()
-    if kind in ("FIXED", "REAL"):
-        return exp.Literal.number(value)
+    if not isinstance(value, str):
+        raise BindError("Array bind values are only supported with executemany.")
+    if kind == "FIXED":
+        return _fixed(value)
+    if kind == "REAL":
+        return _real(value)
     if kind == "BOOLEAN":
         return exp.Boolean(this=value.strip().lower() in ("true", "1", "t", "yes"))
     if kind == "DATE":
@@ -82,13 +121,18 @@ def substitute(tree: exp.Expression, binds: list[Bind]) -> exp.Expression:
     return tree.transform(replace, copy=True)
 
 
+def without_placeholders(tree: exp.Expression) -> exp.Expression:
+    """Every placeholder replaced by NULL (describeOnly requests bind nothing)."""
+    return tree.transform(lambda n: exp.Null() if isinstance(n, exp.Placeholder) else n, copy=True)
+
+
 def python_value(kind: str, value: str | None) -> object:
     """One bound value as a Python value (for array binds loaded straight into Arrow)."""
     if value is None:
         return None
     kind = kind.upper()
     if kind == "FIXED":
-        return int(value) if value.lstrip("-").isdigit() else float(value)
+        return int(value) if value.strip().lstrip("-").isdigit() else Decimal(value)
     if kind == "REAL":
         return float(value)
     if kind == "BOOLEAN":
@@ -102,3 +146,42 @@ def python_value(kind: str, value: str | None) -> object:
     if kind == "BINARY":
         return bytes.fromhex(value)
     return value
+
+
+def array_column(bind: Bind) -> pa.Array:
+    """An array bind (executemany) as one Arrow column."""
+    raw = bind.value if isinstance(bind.value, list) else [bind.value]
+    values = [python_value(bind.type, v) for v in raw]
+    if bind.type.upper() == "FIXED" and any(
+        isinstance(v, Decimal) or (isinstance(v, int) and not -_INT64 <= v < _INT64) for v in values
+    ):
+        # A fraction or a value beyond int64 anywhere: the whole column is exact decimal.
+        values = [None if v is None else Decimal(v) for v in values]
+    return pa.array(values)
+
+
+# How the connector encodes each type (§11.2), for values that arrive typed as TEXT.
+_ENCODED = {
+    "DATE": re.compile(r"-?\d+"),
+    "TIME": re.compile(r"\d+"),
+    "TIMESTAMP_NTZ": re.compile(r"-?\d+"),
+    "TIMESTAMP_LTZ": re.compile(r"-?\d+"),
+    "TIMESTAMP_TZ": re.compile(r"-?\d+"),
+    "BINARY": re.compile(r"(?:[0-9a-fA-F]{2})*"),
+}
+
+
+def retyped(bind: Bind, target: str) -> Bind:
+    """An array bind typed TEXT, aimed at a `target` column of another type, read in the
+    connector's encoding for that type.
+
+    The 4.x connector types a list by its element types and falls back to TEXT when they differ,
+    so `[date, None]` arrives as TEXT holding epoch milliseconds and a null.
+    """
+    pattern = _ENCODED.get(target.upper())
+    if pattern is None or bind.type.upper() not in ("TEXT", "ANY") or not isinstance(bind.value, list):
+        return bind
+    if not all(v is None or pattern.fullmatch(v) for v in bind.value):
+        return bind  # e.g. ISO date strings: the column cast reads those
+    kind = "TIMESTAMP_NTZ" if target.upper().startswith("TIMESTAMP") else target.upper()
+    return Bind(kind, bind.value)

@@ -50,7 +50,7 @@ def _comment(props: exp.Expression | None) -> str | None:
     return None
 
 
-def _column(col: exp.ColumnDef) -> ColumnDef:
+def column_def(col: exp.ColumnDef) -> ColumnDef:
     kind = col.args.get("kind")
     sf_type = snowflake_type(kind) if kind is not None else None
     if sf_type is None:
@@ -100,7 +100,7 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
     if isinstance(target, exp.Schema) and kind == "VIEW":
         view_columns = [normalize(c.this if isinstance(c, exp.ColumnDef) else c) for c in target.expressions]
     elif isinstance(target, exp.Schema):
-        columns = [_column(c) for c in target.expressions if isinstance(c, exp.ColumnDef)]
+        columns = [column_def(c) for c in target.expressions if isinstance(c, exp.ColumnDef)]
     return ObjectDef(
         kind,
         _object_parts(kind, target, ctx),

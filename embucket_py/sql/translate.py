@@ -14,6 +14,7 @@ from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.projections import projections
 from embucket_py.sql.transforms.tables import TableUse, table_references
+from embucket_py.sql.transforms.variables import variables
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ def translate_query(tree: exp.Expression, ctx: SqlContext, source: SourceText | 
     # Projection names first: they are spelled after the user's text. Table references next (they
     # need Snowflake names); identifiers last (every remaining name becomes its stored form).
     projected = projections(tree, source)
+    tree = variables(tree, ctx.variables)
     tree = context_functions(tree, ctx.values)
     tree = generator(tree)
     tables = table_references(tree, ctx)

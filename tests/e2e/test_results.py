@@ -43,7 +43,7 @@ def test_empty_result_keeps_its_columns(cur: Any) -> None:
 
 
 def test_result_column_names_follow_snowflake(cur: Any) -> None:
-    cur.execute("CREATE TABLE t (a INT, \"MixedCase\" INT)")
+    cur.execute('CREATE TABLE t (a INT, "MixedCase" INT)')
     cur.execute("INSERT INTO t VALUES (1, 2)")
     cur.execute('SELECT a, a + 1, "MixedCase", count(*) OVER () AS "lower", 1 AS x FROM t')
     assert [d.name for d in cur.description] == ["A", "A + 1", "MixedCase", "lower", "X"]

@@ -21,8 +21,10 @@ from starlette.testclient import TestClient
 from embucket_py.config import load_settings
 from embucket_py.server.app import build_app
 
-ROWTYPE_KEYS = {"name", "type", "nullable", "precision", "scale", "length", "byteLength", "database",
-                "schema", "table", "collation"}  # fmt: skip
+ROWTYPE_KEYS = {
+    *("name", "type", "nullable", "precision", "scale", "length", "byteLength"),
+    *("database", "schema", "table", "collation"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,9 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 def token(client: TestClient) -> str:
     body = {"data": {"LOGIN_NAME": "embucket", "PASSWORD": "embucket", "ACCOUNT_NAME": "embucket",
                      "CLIENT_APP_ID": "PythonConnector", "CLIENT_APP_VERSION": "5.2.0"}}  # fmt: skip
-    answer = client.post("/session/v1/login-request?databaseName=embucket&schemaName=public", json=body).json()
+    answer = client.post(
+        "/session/v1/login-request?databaseName=embucket&schemaName=public", json=body
+    ).json()
     assert answer["success"] is True
     data = answer["data"]
     assert isinstance(data["token"], str) and isinstance(data["masterToken"], str)
@@ -68,12 +72,13 @@ def test_failed_login_has_a_string_code(client: TestClient) -> None:
 
 def test_select_answer_is_arrow_with_complete_metadata(client: TestClient, token: str) -> None:
     answer = query(
-        client, token,
-        "SELECT 1 AS n, 1.5::NUMBER(10,2) AS p, 'x' AS s, 1.5::FLOAT AS f, TRUE AS b, '2024-01-01'::DATE AS d, "
-        "'10:00:00'::TIME AS t, '2024-01-01 10:00:00'::TIMESTAMP_NTZ AS ntz, "
-        "'2024-01-01 10:00:00 +00:00'::TIMESTAMP_LTZ AS ltz, '2024-01-01 10:00:00 +00:00'::TIMESTAMP_TZ AS tz, "
-        "X'01' AS bin",
-    )  # fmt: skip
+        client,
+        token,
+        "SELECT 1 AS n, 1.5::NUMBER(10,2) AS p, 'x' AS s, 1.5::FLOAT AS f, TRUE AS b, "
+        "'2024-01-01'::DATE AS d, '10:00:00'::TIME AS t, '2024-01-01 10:00:00'::TIMESTAMP_NTZ AS ntz, "
+        "'2024-01-01 10:00:00 +00:00'::TIMESTAMP_LTZ AS ltz, "
+        "'2024-01-01 10:00:00 +00:00'::TIMESTAMP_TZ AS tz, X'01' AS bin",
+    )
     data = answer["data"]
     assert answer["success"] is True
     assert uuid.UUID(data["queryId"])
@@ -138,7 +143,9 @@ def test_monitoring_answers_a_list_even_for_unknown_ids(client: TestClient, toke
 
 def test_calls_without_a_valid_token_are_refused(client: TestClient) -> None:
     for headers in ({}, {"Authorization": 'Snowflake Token="bogus"'}):
-        answer = client.post("/queries/v1/query-request", json={"sqlText": "SELECT 1"}, headers=headers).json()
+        answer = client.post(
+            "/queries/v1/query-request", json={"sqlText": "SELECT 1"}, headers=headers
+        ).json()
         assert answer["success"] is False
         assert answer["code"].startswith("39")
 

@@ -6,13 +6,14 @@ MULTI_STATEMENT_COUNT) answer with a parent result listing one child query per s
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from embucket_py.engine.executor import Statement
 from embucket_py.engine.result import QueryResult, StatementType, constant
-from embucket_py.errors import SnowflakeError, StatementCountMismatch
+from embucket_py.errors import ResultExpired, SnowflakeError, StatementCountMismatch
 from embucket_py.server.snowflake.encoding import EncodedResult, encode_arrow, encode_json
 from embucket_py.server.snowflake.running import QueryRecord
 from embucket_py.server.state import ServerState
@@ -45,10 +46,10 @@ def encode(state: ServerState, session: Session, result: QueryResult) -> Encoded
         encode_json(result, timezone) if _wants_json(session, result) else encode_arrow(result, timezone)
     )
     encoded.data["statementTypeId"] = int(result.statement_type)
-    names = ["TIMEZONE", *result.changed_parameters]
-    encoded.data["parameters"] = [
-        {"name": n, "value": session.parameters.get(n)} for n in dict.fromkeys(names)
-    ]
+    # UNSET leaves a parameter out of the session but the client needs its default (it ignores
+    # nulls and would keep the old value), which the statement reports in changed_parameters.
+    values = {"TIMEZONE": session.parameters.get("TIMEZONE", timezone), **result.changed_parameters}
+    encoded.data["parameters"] = [{"name": n, "value": "" if v is None else v} for n, v in values.items()]
     encoded.data |= {
         "finalDatabaseName": session.database,
         "finalSchemaName": session.schema,
@@ -58,7 +59,30 @@ def encode(state: ServerState, session: Session, result: QueryResult) -> Encoded
     return encoded
 
 
+# The 4.x connector's get_results_from_sfqid fetches a finished query's result with exactly this.
+_RESULT_SCAN = re.compile(
+    r"\s*select\s+\*\s+from\s+table\s*\(\s*result_scan\s*\(\s*'([^']*)'\s*\)\s*\)\s*;?\s*",
+    re.IGNORECASE,
+)
+
+
+def _result_scan(state: ServerState, query_id: str) -> EncodedResult:
+    """A stored result again, served from the query registry (no re-execution)."""
+    record = state.queries.get(query_id)
+    if record is None or not record.done:
+        raise ResultExpired(f"Result for query {query_id} has expired")
+    if record.error is not None:
+        raise record.error
+    assert record.result is not None
+    # A multi-statement parent scans as its one summary row; the client then asks for the
+    # children itself (with resultIds here it would treat the scan as multi-statement too).
+    data = {k: v for k, v in record.result.data.items() if k not in ("resultIds", "resultTypes")}
+    return EncodedResult(data, record.result.chunks)
+
+
 def run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
+    if scan := _RESULT_SCAN.fullmatch(request.sql):
+        return _result_scan(state, scan.group(1))
     statements = state.engine.prepare(request.sql)
     wanted = int(request.parameters.get("MULTI_STATEMENT_COUNT", 1) or 0)
     if wanted != 0 and wanted != len(statements):
@@ -66,15 +90,26 @@ def run(state: ServerState, session: Session, request: Request, record: QueryRec
             f"Actual statement count {len(statements)} did not match the desired statement count {wanted}."
         )
     if wanted == 1:
-        return _one(state, session, request, statements[0], record)
+        return _one(state, session, request, statements[0], record, record.id)
     return _many(state, session, request, statements, record)
 
 
 def _one(
-    state: ServerState, session: Session, request: Request, statement: Statement, record: QueryRecord
+    state: ServerState,
+    session: Session,
+    request: Request,
+    statement: Statement,
+    record: QueryRecord,
+    query_id: str,
 ) -> EncodedResult:
+    """One statement; `query_id` is its own id (a child's inside a multi-statement request)."""
     result = state.engine.execute(
-        session, statement, request.binds, cancel=record.cancel, describe_only=request.describe_only
+        session,
+        statement,
+        request.binds,
+        cancel=record.cancel,
+        describe_only=request.describe_only,
+        query_id=query_id,
     )
     encoded = encode(state, session, result)
     if request.describe_only:
@@ -90,7 +125,7 @@ def _many(
         child = state.queries.new(session.id, statement.text)
         ids.append(child.id)
         try:
-            child.result = _one(state, session, request, statement, parent)
+            child.result = _one(state, session, request, statement, parent, child.id)
             types.append(str(child.result.data["statementTypeId"]))
         except SnowflakeError as e:
             child.error = e

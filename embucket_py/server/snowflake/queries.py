@@ -95,11 +95,7 @@ async def query_result(request: Request) -> JSONResponse:
 
 async def monitoring(request: Request) -> JSONResponse:
     """GET /monitoring/queries/{id} (5.2 sends a double slash): status for get_query_status."""
-    from embucket_py.errors import SessionTokenExpired
-    try:
-        session_of(request)
-    except SessionTokenExpired:
-        return JSONResponse({"success": False, "code": "390112", "message": "expired"}, status_code=401)
+    session_of(request)
     record = _record(request)
     return ok({"queries": [record.monitoring()] if record is not None else []})
 

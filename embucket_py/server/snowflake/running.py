@@ -51,12 +51,14 @@ class QueryRecord:
 
     def monitoring(self) -> dict[str, Any]:
         end_ms = int(self.end * 1000) if self.end else 0
+        # ABORTING already counts as an error for the connector: give it the cancel error.
+        error = self.error or (QueryCanceled("SQL execution canceled") if self.cancel.is_set() else None)
         return {
             "id": self.id,
             "status": self.status,
             "state": self.status,
-            "errorCode": self.error.code_text if self.error else None,
-            "errorMessage": self.error.message if self.error else None,
+            "errorCode": error.code_text if error else None,
+            "errorMessage": error.message if error else None,
             "sqlText": self.sql,
             "startTime": int(self.start * 1000),
             "endTime": end_ms,
@@ -115,7 +117,9 @@ class QueryRegistry:
 
     async def wait(self, record: QueryRecord, seconds: float) -> bool:
         """Waits (without blocking the loop) until the record is done or the timeout passes."""
-        if record.future is None:
+        if record.future is None or record.done:
+            # Checked first: a fresh wrap_future of a finished future is not done yet, so a zero
+            # timeout would report "still running" forever.
             return record.done
         try:
             await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(record.future)), seconds)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import re
+import zlib
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
-from embucket_py.errors import SessionGone, SnowflakeError
+from embucket_py.errors import SessionGone, SessionTokenExpired, SnowflakeError
 from embucket_py.server.state import ServerState
 from embucket_py.sessions.session import Session
 
@@ -20,11 +23,14 @@ _TOKEN = re.compile(r'Snowflake Token="([^"]*)"')
 async def read_json(request: Request) -> dict[str, Any]:
     """The JSON body, inflated when gzip-compressed (4.x compresses every body)."""
     body = await request.body()
-    if body[:2] == b"\x1f\x8b":
-        body = gzip.decompress(body)
-    if not body.strip():
-        return {}
-    value = json.loads(body)
+    try:
+        if body[:2] == b"\x1f\x8b":
+            body = gzip.decompress(body)
+        if not body.strip():
+            return {}
+        value = json.loads(body)
+    except (OSError, EOFError, zlib.error, ValueError):  # bad gzip, bad UTF-8, bad JSON
+        raise SnowflakeError("Invalid request body.", code=390001, sqlstate="08001") from None
     return value if isinstance(value, dict) else {}
 
 
@@ -70,6 +76,30 @@ def session_of(request: Request) -> Session:
     if not token or token == "None":
         raise SessionGone("Session no longer exists.  New login required to access the service.")
     return state_of(request).sessions.get(token)
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def renewable(handler: Handler) -> Handler:
+    """Answers an expired session token so that the caller's connector renews it.
+
+    4.x renews on HTTP 200 + code 390112 (and fails on 401); 5.x renews on 401 everywhere but
+    on 200 + 390112 only for query-requests (its polls and status calls give up instead).
+    """
+
+    @functools.wraps(handler)
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except SessionTokenExpired as e:
+            response = fail(e)
+            session = state_of(request).sessions.peek(token_of(request))
+            if session is not None and session.client_major_version >= 5:
+                response.status_code = 401
+            return response
+
+    return guarded
 
 
 def parameter_list(session: Session, names: list[str] | None = None) -> list[dict[str, Any]]:

@@ -1,0 +1,41 @@
+"""ALTER TABLE: rename, swap, and column changes as Iceberg schema evolution (no data rewrite)."""
+
+from __future__ import annotations
+
+from embucket_py import naming
+from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
+from embucket_py.engine.commands import OK
+from embucket_py.engine.result import QueryResult, status
+from embucket_py.errors import Unsupported
+from embucket_py.sql import alter as a
+
+
+def alter_table(tables: Tables, d: a.AlterTable) -> QueryResult:
+    ref = TableName(*d.parts)
+    if d.if_exists and not tables.exists(ref):
+        return status(OK)
+    change = SchemaChange()
+    for action in d.actions:
+        if isinstance(action, a.RenameTable):
+            tables.rename(ref, TableName(*action.to))
+        elif isinstance(action, a.SwapWith):
+            tables.swap(ref, TableName(*action.other))
+        elif isinstance(action, a.AddColumn):
+            c = action.column
+            if not c.nullable:
+                # Iceberg cannot add a required column to existing rows without a default.
+                raise Unsupported(f"Adding NOT NULL column {naming.quote(c.name)} is not supported yet.")
+            change.add.append(Column(c.name, c.type, c.nullable, c.comment))
+        elif isinstance(action, a.DropColumn):
+            change.drop.append(action.name)
+        elif isinstance(action, a.RenameColumn):
+            change.rename.append((action.old, action.new))
+        elif isinstance(action, a.SetColumnType):
+            change.retype.append((action.name, action.type))
+        elif isinstance(action, a.SetComment) and action.column is not None:
+            change.column_comments[action.column] = action.comment
+        elif isinstance(action, a.SetComment):
+            change.table_comment = (action.comment,)
+    if change != SchemaChange():
+        tables.evolve(ref, change)
+    return status(OK)

@@ -1,0 +1,405 @@
+"""SHOW and DESCRIBE: Snowflake's metadata commands, with its output columns in its order.
+
+Rows are built as dicts keyed by column name, filtered (LIKE, STARTS WITH, LIMIT ... FROM) and
+then laid out by the command's column list, so TERSE forms are the same rows with fewer columns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from pyiceberg.table import Table
+
+from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.catalog.views import View
+from embucket_py.engine import variables
+from embucket_py.engine.metadata_columns import (
+    COLUMNS,
+    DATABASES,
+    DESCRIBE_CONTAINER,
+    DESCRIBE_TABLE,
+    OBJECTS,
+    OWNER,
+    PARAMETERS,
+    RETENTION_TIME,
+    SCHEMAS,
+    TABLES,
+    TERSE,
+    VARIABLES,
+    VIEWS,
+    Columns,
+)
+from embucket_py.engine.parameters import parameter_rows
+from embucket_py.engine.query import plan
+from embucket_py.engine.result import QueryResult, StatementType, constant
+from embucket_py.errors import ObjectNotFound, SnowflakeError, object_not_found
+from embucket_py.sessions.session import Session
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.metadata import DescribeDef, ShowDef, select_all
+from embucket_py.types import MAX_VARCHAR, from_arrow_field
+
+# --- filters -------------------------------------------------------------------------------------
+
+
+def like_matches(pattern: str, name: str) -> bool:
+    """SHOW ... LIKE: case-insensitive, with `%` and `_` wildcards and `\\` escapes.
+    https://docs.snowflake.com/en/sql-reference/sql/show-tables#parameters"""
+    regex = []
+    chars = iter(pattern)
+    for ch in chars:
+        if ch == "\\":
+            regex.append(re.escape(next(chars, "\\")))
+        elif ch == "%":
+            regex.append(".*")
+        elif ch == "_":
+            regex.append(".")
+        else:
+            regex.append(re.escape(ch))
+    return re.fullmatch("".join(regex), name, re.IGNORECASE | re.DOTALL) is not None
+
+
+def _filtered(rows: list[dict[str, Any]], d: ShowDef, key: str = "name") -> list[dict[str, Any]]:
+    """LIKE (case-insensitive), STARTS WITH (case-sensitive), LIMIT n FROM 'name' (rows from the
+    first name not before it). https://docs.snowflake.com/en/sql-reference/sql/show-tables"""
+    if d.like is not None:
+        rows = [r for r in rows if like_matches(d.like, r[key])]
+    if d.starts_with is not None:
+        rows = [r for r in rows if r[key].startswith(d.starts_with)]
+    if d.from_name is not None:
+        rows = [r for r in rows if r[key] >= d.from_name]
+    if d.limit is not None:
+        rows = rows[: d.limit]
+    return rows
+
+
+def _result(columns: Columns, rows: list[dict[str, Any]], kind: StatementType) -> QueryResult:
+    names = [n for n, _ in columns]
+    return constant(columns, [tuple(r.get(n) for n in names) for r in rows], kind)
+
+
+# --- SHOW ----------------------------------------------------------------------------------------
+
+
+def show(
+    tables: Tables, session: Session, d: ShowDef, parameter_defaults: dict[str, object], ctx: SqlContext
+) -> QueryResult:
+    """Runs one SHOW command.
+
+    Raises:
+        ObjectNotFound: the database, schema or table of the IN clause does not exist.
+    """
+    if d.kind == "PARAMETERS":
+        rows = _filtered(parameter_rows(session, parameter_defaults), d, "key")
+        return _result(PARAMETERS, rows, StatementType.SHOW)
+    if d.kind == "VARIABLES":
+        rows = _filtered(variables.variable_rows(session), d)
+        return _result(VARIABLES, rows, StatementType.SHOW)
+    if d.kind == "DATABASES":
+        rows = _filtered(_database_rows(tables, session), d)
+        return _result(TERSE if d.terse else DATABASES, rows, StatementType.SHOW)
+    if d.kind == "SCHEMAS":
+        rows = _filtered(_schema_rows(tables, session, d), d)
+        return _result(TERSE if d.terse else SCHEMAS, rows, StatementType.SHOW)
+    if d.kind == "COLUMNS":
+        rows = _filtered(list(_column_rows(tables, d, ctx)), d, "column_name")
+        return _result(COLUMNS, rows, StatementType.SHOW)
+    if d.kind == "VIEWS":
+        rows = _filtered(list(_view_rows(tables, d)), d)
+        return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)
+    rows = list(_table_rows(tables, d))
+    if d.kind == "OBJECTS":
+        rows = sorted([*rows, *_view_rows(tables, d)], key=_object_order)
+    rows = _filtered(rows, d)
+    if d.terse:
+        return _result(TERSE, rows, StatementType.SHOW)
+    return _result(TABLES if d.kind == "TABLES" else OBJECTS, rows, StatementType.SHOW)
+
+
+def _database_names(tables: Tables, d: ShowDef) -> list[str]:
+    if d.scope == "ACCOUNT" or d.database is None:
+        return tables.metastore.database_names()
+    if not tables.metastore.database_exists(d.database):
+        raise object_not_found("Database", d.database)
+    return [d.database]
+
+
+def _database_rows(tables: Tables, session: Session) -> list[dict[str, Any]]:
+    rows = []
+    for name in tables.metastore.database_names():
+        info = tables.metastore.database_info(name)
+        if info is None:
+            continue  # dropped meanwhile
+        rows.append(
+            {
+                "created_on": info.created_on,
+                "name": info.name,
+                "is_default": "N",
+                "is_current": "Y" if info.name == session.database else "N",
+                "origin": "",
+                "owner": OWNER,
+                "comment": info.comment or "",
+                "options": "",
+                "retention_time": RETENTION_TIME,
+                "kind": "STANDARD",
+                "owner_role_type": "ROLE",
+                "database_name": None,
+                "schema_name": None,
+            }
+        )
+    return rows
+
+
+def _schemas_in_scope(tables: Tables, d: ShowDef) -> list[tuple[str, str]]:
+    """(database, schema) pairs an IN clause covers, ordered by database then schema."""
+    if d.scope in ("SCHEMA", "TABLE") and d.database is not None and d.schema is not None:
+        tables.metastore.require_schema(d.database, d.schema)
+        return [(d.database, d.schema)]
+    return [(db, s) for db in _database_names(tables, d) for s in tables.metastore.schema_names(db)]
+
+
+def _schema_rows(tables: Tables, session: Session, d: ShowDef) -> list[dict[str, Any]]:
+    rows = []
+    for database in _database_names(tables, d):
+        info = tables.metastore.database_info(database)
+        for schema in tables.metastore.schema_names(database):
+            current = database == session.database and schema == session.schema
+            rows.append(
+                {
+                    # Iceberg namespaces keep no creation time: the database's stands in.
+                    "created_on": info.created_on if info else None,
+                    "name": schema,
+                    "is_default": "N",
+                    "is_current": "Y" if current else "N",
+                    "database_name": database,
+                    "owner": OWNER,
+                    "comment": "",
+                    "options": "",
+                    "retention_time": RETENTION_TIME,
+                    "owner_role_type": "ROLE",
+                    "kind": None,  # TERSE: kind and schema_name are NULL for schemas
+                    "schema_name": None,
+                }
+            )
+    return rows
+
+
+def _loaded_tables(tables: Tables, d: ShowDef) -> Iterator[tuple[TableName, Table]]:
+    if d.scope == "TABLE" and d.database and d.schema and d.table:
+        ref = TableName(d.database, d.schema, d.table)
+        yield ref, tables.load(ref)
+        return
+    for database, schema in _schemas_in_scope(tables, d):
+        for name in tables.names(database, schema):
+            ref = TableName(database, schema, name)
+            try:
+                yield ref, tables.load(ref)
+            except ObjectNotFound:
+                continue  # dropped while we listed
+
+
+def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
+    for ref, table in _loaded_tables(tables, d):
+        rows, size = Tables.size(table)
+        yield {
+            "created_on": Tables.created_on(table),
+            "name": ref.name,
+            "database_name": ref.database,
+            "schema_name": ref.schema,
+            "kind": "TABLE",
+            "comment": Tables.comment(table) or "",
+            "cluster_by": "",
+            "rows": rows,
+            "bytes": size,
+            "owner": OWNER,
+            "retention_time": RETENTION_TIME,
+            "automatic_clustering": "OFF",
+            "change_tracking": "OFF",
+            "search_optimization": "OFF",
+            "search_optimization_progress": None,
+            "search_optimization_bytes": None,
+            "is_external": "N",
+            "enable_schema_evolution": "N",
+            "owner_role_type": "ROLE",
+            "is_event": "N",
+            "is_hybrid": "N",
+            # Stored as Iceberg, but managed like an ordinary Snowflake table.
+            "is_iceberg": "N",
+            "is_dynamic": "N",
+            "is_immutable": "N",
+        }
+
+
+def _object_order(row: dict[str, Any]) -> tuple[str, str, str]:
+    """SHOW output order: database, schema, then object name."""
+    return (row["database_name"], row["schema_name"], row["name"])
+
+
+def _views_in_scope(tables: Tables, d: ShowDef) -> Iterator[View]:
+    for database, schema in _schemas_in_scope(tables, d):
+        for name in tables.views.names(database, schema):
+            view = tables.views.get(database, schema, name)
+            if view is not None:  # else dropped while we listed
+                yield view
+
+
+def _utc(value: datetime) -> datetime:
+    # The metastore's DateTime columns come back naive; they hold UTC.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _view_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
+    """Rows for SHOW VIEWS (and the view rows of SHOW OBJECTS / DESCRIBE SCHEMA)."""
+    for view in _views_in_scope(tables, d):
+        yield {
+            "created_on": _utc(view.created_on),
+            "name": view.name,
+            "reserved": "",
+            "database_name": view.database,
+            "schema_name": view.schema,
+            "kind": "VIEW",
+            "owner": OWNER,
+            "comment": view.comment or "",
+            "text": view.text,
+            "is_secure": "true" if view.secure else "false",
+            "is_materialized": "false",
+            "owner_role_type": "ROLE",
+            "change_tracking": "OFF",
+            "cluster_by": "",
+            # A view stores no data.
+            "rows": None,
+            "bytes": None,
+            "retention_time": RETENTION_TIME,
+            "is_hybrid": "N",
+            "is_dynamic": "N",
+            "is_iceberg": "N",
+        }
+
+
+def _view_columns(tables: Tables, parts: list[str], ctx: SqlContext) -> list[Column]:
+    """A view's columns: the names and types of its query's result."""
+    frame, names = plan(tables, select_all(parts), ctx, None)
+    return [
+        Column(name, from_arrow_field(f), f.nullable) for name, f in zip(names, frame.schema(), strict=True)
+    ]
+
+
+def _relation_columns(tables: Tables, parts: list[str], ctx: SqlContext, kind: str) -> list[Column]:
+    """Columns of a table, or of a view (DESCRIBE TABLE and DESCRIBE VIEW are interchangeable).
+
+    Raises:
+        ObjectNotFound: neither a table nor a view has that name.
+    """
+    ref = TableName(*parts)
+    if tables.exists(ref):
+        return Tables.columns(tables.load(ref))
+    if tables.metastore.schema_exists(ref.database, ref.schema) and tables.views.get(*parts) is not None:
+        return _view_columns(tables, parts, ctx)
+    raise object_not_found(kind.capitalize(), str(ref))
+
+
+def data_type_json(column: Column) -> str:
+    """SHOW COLUMNS' data_type: the type as Snowflake's JSON, e.g.
+    {"type":"FIXED","precision":38,"scale":0,"nullable":true}.
+    https://docs.snowflake.com/en/sql-reference/sql/show-columns#output"""
+    t = column.type
+    doc: dict[str, Any] = {"type": t.kind}
+    if t.kind == "FIXED":
+        doc.update(precision=t.precision, scale=t.scale)
+    elif t.kind == "TEXT":
+        length = t.length or MAX_VARCHAR
+        # byteLength allows four bytes per character, capped at the maximum VARCHAR size.
+        doc.update(length=length, byteLength=min(length * 4, MAX_VARCHAR))
+    elif t.kind == "BINARY":
+        doc.update(length=t.length, byteLength=t.length)
+    elif t.kind in ("TIME", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"):
+        doc.update(precision=0, scale=t.scale if t.scale is not None else 9)
+    doc["nullable"] = column.nullable
+    if t.kind in ("TEXT", "BINARY"):
+        doc["fixed"] = t.kind == "BINARY"
+    return json.dumps(doc, separators=(",", ":"))
+
+
+def _relations(tables: Tables, d: ShowDef, ctx: SqlContext) -> Iterator[tuple[TableName, list[Column]]]:
+    """Tables and views in scope with their columns, ordered by database, schema and name."""
+    if d.scope == "TABLE" and d.database and d.schema and d.table:
+        parts = [d.database, d.schema, d.table]
+        yield TableName(*parts), _relation_columns(tables, parts, ctx, "TABLE")
+        return
+    found: list[tuple[TableName, list[Column]]] = [
+        (ref, Tables.columns(table)) for ref, table in _loaded_tables(tables, d)
+    ]
+    for view in _views_in_scope(tables, d):
+        parts = [view.database, view.schema, view.name]
+        try:
+            found.append((TableName(*parts), _view_columns(tables, parts, ctx)))
+        except SnowflakeError:
+            continue  # a view whose query no longer plans has no columns to show
+    yield from sorted(found, key=lambda item: (item[0].database, item[0].schema, item[0].name))
+
+
+def _column_rows(tables: Tables, d: ShowDef, ctx: SqlContext) -> Iterator[dict[str, Any]]:
+    for ref, columns in _relations(tables, d, ctx):
+        for column in columns:
+            yield {
+                "table_name": ref.name,
+                "schema_name": ref.schema,
+                "column_name": column.name,
+                "data_type": data_type_json(column),
+                "null?": "true" if column.nullable else "false",
+                "default": "",
+                "kind": "COLUMN",
+                "expression": "",
+                "comment": column.comment or "",
+                "database_name": ref.database,
+                "autoincrement": "",
+                "schema_evolution_record": None,
+            }
+
+
+# --- DESCRIBE ------------------------------------------------------------------------------------
+
+
+def describe(tables: Tables, d: DescribeDef, ctx: SqlContext) -> QueryResult:
+    """DESCRIBE TABLE/VIEW (one row per column), DATABASE (its schemas), SCHEMA (its objects).
+
+    Raises:
+        ObjectNotFound: the object does not exist.
+    """
+    if d.kind == "DATABASE":
+        info = tables.metastore.database_info(d.parts[0])
+        if info is None:
+            raise object_not_found("Database", d.parts[0])
+        rows = [
+            {"created_on": info.created_on, "name": s, "kind": "SCHEMA"}
+            for s in tables.metastore.schema_names(d.parts[0])
+        ]
+        return _result(DESCRIBE_CONTAINER, rows, StatementType.DESCRIBE)
+    if d.kind == "SCHEMA":
+        database, schema = d.parts
+        show_def = ShowDef("OBJECTS", scope="SCHEMA", database=database, schema=schema)
+        objects = sorted([*_table_rows(tables, show_def), *_view_rows(tables, show_def)], key=_object_order)
+        rows = [{"created_on": r["created_on"], "name": r["name"], "kind": r["kind"]} for r in objects]
+        return _result(DESCRIBE_CONTAINER, rows, StatementType.DESCRIBE)
+    rows = [_describe_column(c) for c in _relation_columns(tables, d.parts, ctx, d.kind)]
+    return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
+
+
+def _describe_column(column: Column) -> dict[str, Any]:
+    return {
+        "name": column.name,
+        "type": column.type.sql,
+        "kind": "COLUMN",
+        "null?": "Y" if column.nullable else "N",
+        "default": None,
+        "primary key": "N",
+        "unique key": "N",
+        "check": None,
+        "expression": None,
+        "comment": column.comment,
+        "policy name": None,
+        "privacy domain": None,
+    }

@@ -1,0 +1,202 @@
+"""The output columns of SHOW and DESCRIBE, in Snowflake's order, each list with its docs page."""
+
+from __future__ import annotations
+
+from embucket_py.types import MAX_VARCHAR, NUMBER_38_0, SfType
+
+TEXT = SfType("TEXT", length=MAX_VARCHAR)
+NUMBER = NUMBER_38_0
+TIMESTAMP_LTZ = SfType("TIMESTAMP_LTZ", scale=3)
+
+# Every object here belongs to the one role sessions use by default.
+OWNER = "ACCOUNTADMIN"
+# Time Travel retention in days, as SHOW prints it (Snowflake's default DATA_RETENTION_TIME_IN_DAYS).
+# https://docs.snowflake.com/en/sql-reference/parameters#data-retention-time-in-days
+RETENTION_TIME = "1"
+
+Columns = list[tuple[str, SfType]]
+
+# TERSE returns these five columns for every object kind.
+# https://docs.snowflake.com/en/sql-reference/sql/show-tables#parameters
+TERSE: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("kind", TEXT),
+    ("database_name", TEXT),
+    ("schema_name", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-databases#output
+DATABASES: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("is_default", TEXT),
+    ("is_current", TEXT),
+    ("origin", TEXT),
+    ("owner", TEXT),
+    ("comment", TEXT),
+    ("options", TEXT),
+    ("retention_time", TEXT),
+    ("kind", TEXT),
+    ("owner_role_type", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-schemas#output
+SCHEMAS: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("is_default", TEXT),
+    ("is_current", TEXT),
+    ("database_name", TEXT),
+    ("owner", TEXT),
+    ("comment", TEXT),
+    ("options", TEXT),
+    ("retention_time", TEXT),
+    ("owner_role_type", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-tables#output (the BUDGET column was
+# removed in bundle 2025_02, is_dynamic added in 2024_03:
+# https://docs.snowflake.com/en/release-notes/bcr-bundles/2025_02/bcr-1913,
+# https://docs.snowflake.com/en/release-notes/bcr-bundles/2024_03/bcr-1580)
+TABLES: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("database_name", TEXT),
+    ("schema_name", TEXT),
+    ("kind", TEXT),
+    ("comment", TEXT),
+    ("cluster_by", TEXT),
+    ("rows", NUMBER),
+    ("bytes", NUMBER),
+    ("owner", TEXT),
+    ("retention_time", TEXT),
+    ("automatic_clustering", TEXT),
+    ("change_tracking", TEXT),
+    ("search_optimization", TEXT),
+    ("search_optimization_progress", NUMBER),
+    ("search_optimization_bytes", NUMBER),
+    ("is_external", TEXT),
+    ("enable_schema_evolution", TEXT),
+    ("owner_role_type", TEXT),
+    ("is_event", TEXT),
+    ("is_hybrid", TEXT),
+    ("is_iceberg", TEXT),
+    ("is_dynamic", TEXT),
+    ("is_immutable", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-objects#output
+OBJECTS: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("database_name", TEXT),
+    ("schema_name", TEXT),
+    ("kind", TEXT),
+    ("comment", TEXT),
+    ("cluster_by", TEXT),
+    ("rows", NUMBER),
+    ("bytes", NUMBER),
+    ("owner", TEXT),
+    ("retention_time", TEXT),
+    ("owner_role_type", TEXT),
+    ("is_hybrid", TEXT),
+    ("is_dynamic", TEXT),
+    ("is_iceberg", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-views#output
+VIEWS: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("reserved", TEXT),
+    ("database_name", TEXT),
+    ("schema_name", TEXT),
+    ("owner", TEXT),
+    ("comment", TEXT),
+    ("text", TEXT),
+    ("is_secure", TEXT),
+    ("is_materialized", TEXT),
+    ("owner_role_type", TEXT),
+    ("change_tracking", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-columns#output
+COLUMNS: Columns = [
+    ("table_name", TEXT),
+    ("schema_name", TEXT),
+    ("column_name", TEXT),
+    ("data_type", TEXT),
+    ("null?", TEXT),
+    ("default", TEXT),
+    ("kind", TEXT),
+    ("expression", TEXT),
+    ("comment", TEXT),
+    ("database_name", TEXT),
+    ("autoincrement", TEXT),
+    ("schema_evolution_record", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/desc-table#output
+DESCRIBE_TABLE: Columns = [
+    ("name", TEXT),
+    ("type", TEXT),
+    ("kind", TEXT),
+    ("null?", TEXT),
+    ("default", TEXT),
+    ("primary key", TEXT),
+    ("unique key", TEXT),
+    ("check", TEXT),
+    ("expression", TEXT),
+    ("comment", TEXT),
+    ("policy name", TEXT),
+    ("privacy domain", TEXT),
+]
+
+# DESCRIBE DATABASE lists its schemas, DESCRIBE SCHEMA its objects, in these columns.
+# https://docs.snowflake.com/en/sql-reference/sql/desc-database
+DESCRIBE_CONTAINER: Columns = [("created_on", TIMESTAMP_LTZ), ("name", TEXT), ("kind", TEXT)]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-parameters#output
+PARAMETERS: Columns = [
+    ("key", TEXT),
+    ("value", TEXT),
+    ("default", TEXT),
+    ("level", TEXT),
+    ("description", TEXT),
+    ("type", TEXT),
+]
+
+# Snowflake's own default and description of the session parameters sessions here start with.
+# https://docs.snowflake.com/en/sql-reference/parameters
+PARAMETER_DOCS: dict[str, tuple[object, str]] = {
+    "AUTOCOMMIT": (True, "Whether each statement commits on its own (autocommit)."),
+    "CLIENT_PREFETCH_THREADS": (4, "Number of threads the client uses to download result chunks."),
+    "CLIENT_RESULT_CHUNK_SIZE": (160, "Maximum size of each result chunk downloaded by the client, in MB."),
+    "CLIENT_SESSION_KEEP_ALIVE": (False, "Whether the client keeps the session alive indefinitely."),
+    "CLIENT_SESSION_KEEP_ALIVE_HEARTBEAT_FREQUENCY": (3600, "Seconds between client heartbeats."),
+    "CLIENT_STAGE_ARRAY_BINDING_THRESHOLD": (65280, "Number of array bind rows above which stages are used."),
+    "DATE_OUTPUT_FORMAT": ("YYYY-MM-DD", "Display format for the DATE data type."),
+    "PYTHON_CONNECTOR_QUERY_RESULT_FORMAT": ("ARROW", "Result format for the Python connector."),
+    "QUERY_RESULT_FORMAT": ("JSON", "Format of query results sent to clients."),
+    "QUERY_TAG": ("", "String tagging the queries of the session."),
+    "STATEMENT_TIMEOUT_IN_SECONDS": (172800, "Seconds after which a running statement is canceled."),
+    "TIMESTAMP_OUTPUT_FORMAT": (
+        "YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM",
+        "Display format for the TIMESTAMP data type alias.",
+    ),
+    "TIMEZONE": ("America/Los_Angeles", "time zone"),
+    "WEEK_START": (0, "First day of the week (0 = legacy, 1 = Monday ... 7 = Sunday)."),
+}
+
+# SHOW VARIABLES output, in order.
+# https://docs.snowflake.com/en/sql-reference/sql/show-variables
+VARIABLES: Columns = [
+    ("session_id", NUMBER),
+    ("created_on", TIMESTAMP_LTZ),
+    ("updated_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("value", TEXT),
+    ("type", TEXT),
+    ("comment", TEXT),
+]

@@ -1,0 +1,80 @@
+"""`$name` session variable references -> their values as typed literals; IDENTIFIER($t) -> a name.
+
+https://docs.snowflake.com/en/sql-reference/session-variables
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from embucket_py.errors import SqlCompilationError
+
+# Snowflake's answer to an unset variable: 002211 (02000) "Session variable '$X' does not exist".
+# https://docs.snowflake.com/en/sql-reference/session-variables#using-variables-in-sql
+UNKNOWN_VARIABLE_CODE = 2211
+UNKNOWN_VARIABLE_SQLSTATE = "02000"
+
+
+def unknown_variable(name: str) -> SqlCompilationError:
+    return SqlCompilationError(
+        f"Session variable '${name.upper()}' does not exist",
+        code=UNKNOWN_VARIABLE_CODE,
+        sqlstate=UNKNOWN_VARIABLE_SQLSTATE,
+    )
+
+
+def literal(value: Any) -> exp.Expression:
+    """A Snowflake literal (cast where the type is not implied) holding a variable's value."""
+    if value is None:
+        return exp.Null()
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, int | Decimal):
+        return exp.Literal.number(str(value))
+    if isinstance(value, float):
+        return exp.cast(exp.Literal.number(repr(value)), exp.DataType.Type.DOUBLE)
+    if isinstance(value, dt.datetime):
+        kind = exp.DataType.Type.TIMESTAMPTZ if value.tzinfo else exp.DataType.Type.TIMESTAMP
+        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), kind)
+    if isinstance(value, dt.date):
+        return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.Type.DATE)
+    if isinstance(value, dt.time):
+        return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.Type.TIME)
+    if isinstance(value, bytes):
+        return exp.cast(exp.Literal.string(value.hex()), exp.DataType.Type.BINARY)
+    return exp.Literal.string(str(value))
+
+
+def _lookup(name: str, values: dict[str, Any]) -> Any:
+    # Variable names are case-insensitive, like unquoted identifiers.
+    key = name.upper()
+    if key not in values:
+        raise unknown_variable(name)
+    return values[key]
+
+
+def variables(tree: exp.Expression, values: dict[str, Any]) -> exp.Expression:
+    """Replaces `$name` (not `$1`, a positional column) by the variable's value.
+
+    Raises:
+        SqlCompilationError: a referenced variable is not set (code 2211).
+    """
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.DynamicIdentifier):
+            inner = node.this.this
+            if isinstance(inner, exp.Parameter) and isinstance(inner.this, exp.Var):
+                # IDENTIFIER($t): the variable holds the object's name.
+                table = exp.to_table(str(_lookup(inner.this.name, values)), dialect="snowflake")
+                if node.args.get("alias") is not None:
+                    table.set("alias", node.args["alias"].copy())
+                return table
+        if isinstance(node, exp.Parameter) and isinstance(node.this, exp.Var):
+            return literal(_lookup(node.this.name, values))
+        return node
+
+    return tree.transform(replace)

@@ -1,0 +1,59 @@
+"""ALTER TABLE: rename, swap, column changes as schema evolution; old rows stay readable."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from snowflake.connector.errors import ProgrammingError
+
+
+@pytest.fixture
+def t(cur: Any) -> Any:
+    cur.execute("CREATE TABLE t (a INT, b VARCHAR(10), p NUMBER(10,2))")
+    cur.execute("INSERT INTO t VALUES (1, 'x', 1.5)")
+    return cur
+
+
+def test_rename_and_swap_tables(t: Any) -> None:
+    t.execute("ALTER TABLE t RENAME TO t1")
+    with pytest.raises(ProgrammingError):
+        t.execute("SELECT * FROM t")
+    t.execute("CREATE TABLE t2 (a INT)")
+    t.execute("INSERT INTO t2 VALUES (42)")
+    t.execute("ALTER TABLE t1 SWAP WITH t2")
+    assert t.execute("SELECT a FROM t1").fetchall() == [(42,)]
+    assert t.execute("SELECT a, b FROM t2").fetchall() == [(1, "x")]
+
+
+def test_add_drop_rename_columns_keep_old_rows(t: Any) -> None:
+    t.execute("ALTER TABLE t ADD COLUMN c VARCHAR COMMENT 'new'")
+    t.execute("INSERT INTO t VALUES (2, 'y', 2.5, 'cc')")
+    assert t.execute("SELECT a, c FROM t ORDER BY a").fetchall() == [(1, None), (2, "cc")]
+    t.execute("ALTER TABLE t RENAME COLUMN b TO bee")
+    assert t.execute("SELECT a, bee FROM t ORDER BY a").fetchall() == [(1, "x"), (2, "y")]
+    t.execute("ALTER TABLE t DROP COLUMN c")
+    t.execute("SELECT * FROM t ORDER BY a")
+    assert [d.name for d in t.description] == ["A", "BEE", "P"]
+    with pytest.raises(ProgrammingError) as err:
+        t.execute("ALTER TABLE t DROP COLUMN nope")
+    assert err.value.errno == 904
+
+
+def test_widen_column_types(t: Any) -> None:
+    t.execute("ALTER TABLE t ALTER COLUMN p SET DATA TYPE NUMBER(20,2)")
+    t.execute("ALTER TABLE t ALTER COLUMN b SET DATA TYPE VARCHAR(100)")
+    t.execute("INSERT INTO t VALUES (2, 'y', 123456789012345.25)")
+    rows = t.execute("SELECT p FROM t ORDER BY a").fetchall()
+    assert rows == [(Decimal("1.50"),), (Decimal("123456789012345.25"),)]
+    by_name = {d.name: d for d in t.execute("SELECT * FROM t").description}
+    assert (by_name["P"].precision, by_name["P"].scale) == (20, 2)
+    assert by_name["B"].internal_size == 100
+
+
+def test_table_comment(t: Any) -> None:
+    t.execute("ALTER TABLE t SET COMMENT = 'hello'")
+    t.execute("ALTER TABLE t UNSET COMMENT")
+    t.execute("ALTER TABLE IF EXISTS nope SET COMMENT = 'x'")
+    assert t.execute("SELECT COUNT(*) FROM t").fetchone() == (1,)
