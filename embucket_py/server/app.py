@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,10 +37,6 @@ async def unexpected_error(request: Request, exc: Exception) -> Response:
     return fail(SnowflakeError(f"Internal error: {type(exc).__name__}", code=100001, sqlstate="XX000"))
 
 
-async def bad_json(request: Request, exc: Exception) -> Response:
-    return fail(SnowflakeError("Invalid JSON in request body.", code=390001, sqlstate="08001"))
-
-
 def build_app(settings: Settings) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -56,7 +51,6 @@ def build_app(settings: Settings) -> Starlette:
         routes=[Route("/health", health), *ROUTES, Mount("/iceberg", routes=ICEBERG_ROUTES)],
         exception_handlers={
             SnowflakeError: snowflake_error,
-            json.JSONDecodeError: bad_json,
             Exception: unexpected_error,
         },
         lifespan=lifespan,

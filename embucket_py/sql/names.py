@@ -88,6 +88,8 @@ class SourceText:
         self._starts = {t.start: i for i, t in enumerate(self.tokens)}
 
     def span(self, node: exp.Expression) -> str | None:
+        if node.find(exp.Parameter):
+            return None  # sqlglot keeps no position for `$var`: the text would start too late
         starts = [n.meta["start"] for n in node.walk() if n.meta and "start" in n.meta]
         if not starts or min(starts) not in self._starts:
             return None
