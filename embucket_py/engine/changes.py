@@ -139,13 +139,10 @@ def _one_action_per_row(change: sqlc.RowChange, acts: pa.Table) -> pa.Table:
         return acts
     if change.kind == "MERGE":
         raise DuplicateMergeRow("Duplicate row detected during DML action\nRow Values: [...]")
-    seen: set[int] = set()
-    keep = []
-    for row in acts.column(sqlc.TROW).to_pylist():
-        keep.append(row is None or row not in seen)
-        if row is not None:
-            seen.add(row)
-    return acts.filter(pa.array(keep))
+    # UPDATE rows all have a target row: keep the first action per target row.
+    rows = acts.column(sqlc.TROW)
+    first = pc.index_in(pc.unique(rows), value_set=rows)
+    return acts.take(first)
 
 
 def _check_not_null(columns: list[Column], data: pa.Table) -> None:

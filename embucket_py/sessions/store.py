@@ -99,5 +99,5 @@ class SessionStore:
         return entry.session if entry else None
 
     def heartbeat(self, token: str) -> None:
-        session = self.get(token)
-        del session
+        """Checks the token (raising like get() does); sessions live as long as their master token."""
+        self.get(token)

@@ -105,3 +105,13 @@ def test_one_row_update_rewrites_only_its_file(server: Server, cur: Any, databas
     # The new file holds the rows of the one file that had id 2500, not the whole table.
     assert pq.read_metadata(next(iter(new_files))).num_rows == 1000
     assert cur.execute("SELECT COUNT(*), COUNT_IF(pad = 'y') FROM big").fetchone() == (5000, 1)
+
+
+def test_update_from_with_several_matches_updates_once(people: Any) -> None:
+    # Snowflake picks one of the matching source rows (ERROR_ON_NONDETERMINISTIC_UPDATE = FALSE).
+    people.execute("CREATE TABLE many (id INT, name VARCHAR)")
+    people.execute("INSERT INTO many VALUES (1, 'x'), (1, 'y')")
+    people.execute("UPDATE people SET name = many.name FROM many WHERE people.id = many.id")
+    assert people.rowcount == 1
+    assert people.execute("SELECT name FROM people WHERE id = 1").fetchone()[0] in ("x", "y")
+    assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (4,)
