@@ -17,6 +17,7 @@ from datafusion import DataFrame, SessionConfig, SessionContext, col, lit
 from pyiceberg.table import Table
 
 from embucket_py.catalog.tables import RENAMED_PROPERTY, TableName, Tables
+from embucket_py.engine.functions import register_functions
 from embucket_py.engine.time_travel import Version, resolve
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.tables import TableUse
@@ -33,7 +34,9 @@ def new_context() -> SessionContext:
         # Snowflake reads 1.25 as NUMBER(3,2), an exact decimal, never as a float.
         .set("datafusion.sql_parser.parse_float_as_decimal", "true")
     )
-    return SessionContext(config)
+    ctx = SessionContext(config)
+    register_functions(ctx)
+    return ctx
 
 
 def table_frame(ctx: SessionContext, table: Table, version: Version | None = None) -> DataFrame:

@@ -10,6 +10,7 @@ from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dialect import DataFusion
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.transforms.context_functions import context_functions
+from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.projections import projections
@@ -36,6 +37,7 @@ def translate_query(tree: exp.Expression, ctx: SqlContext, source: SourceText | 
     tree = variables(tree, ctx.variables)
     tree = context_functions(tree, ctx.values)
     tree = generator(tree)
+    tree = functions(tree)
     tables = table_references(tree, ctx)
     tree = identifiers(tree)
     return QueryTranslation(tree.sql(dialect=DataFusion), tables, projected)

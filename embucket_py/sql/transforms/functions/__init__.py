@@ -1,0 +1,18 @@
+"""Snowflake function calls -> DataFusion built-ins or the project's UDFs, one module per family.
+
+Each family module exposes `rewrite(tree) -> tree`; they run in the order listed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+_FAMILIES: list[Callable[[exp.Expression], exp.Expression]] = []
+
+
+def functions(tree: exp.Expression) -> exp.Expression:
+    for rewrite in _FAMILIES:
+        tree = rewrite(tree)
+    return tree
