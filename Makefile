@@ -39,7 +39,7 @@ $(LEGACY_VENV)/.installed: tests/requirements-legacy.txt
 run: $(VENV)/.run-installed
 	$(BIN)/embucket-py serve
 
-test: test-main test-legacy
+test: test-main test-legacy compat
 
 test-main: $(VENV)/.spark-installed
 	$(BIN)/python -m pytest tests
@@ -55,15 +55,17 @@ format: $(VENV)/.dev-installed
 	$(BIN)/ruff format embucket_py tests compat
 	$(BIN)/ruff check --fix embucket_py tests compat
 
-# Snowflake-verified SQL logic tests (../shared/compat/slt): prints pass rates, never fails.
+# SQL logic tests: the project's own (compat/slt) and the Snowflake-verified ones
+# (../shared/compat/slt). Prints pass rates; fails if a suite drops below its floor in
+# compat/floors.json (raise the floors as compatibility grows).
 COMPAT_PORT ?= 3999
 compat: $(VENV)/.dev-installed
 	rm -rf .compat-data
 	$(BIN)/embucket-py serve --port $(COMPAT_PORT) --data-dir .compat-data --log-level warning & \
 	  pid=$$!; \
 	  for i in $$(seq 100); do curl -sf http://127.0.0.1:$(COMPAT_PORT)/health >/dev/null && break; sleep 0.2; done; \
-	  $(BIN)/python -m compat.slt_runner --port $(COMPAT_PORT) --json compat-results.json; \
-	  kill $$pid
+	  $(BIN)/python -m compat.slt_runner --port $(COMPAT_PORT) --floors compat/floors.json --json compat-results.json; \
+	  rc=$$?; kill $$pid; exit $$rc
 
 clean:
 	rm -rf $(VENV) $(LEGACY_VENV) embucket-data .pytest_cache

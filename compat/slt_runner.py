@@ -273,6 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per statement (default 30)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write every result to this file")
     parser.add_argument("-v", "--verbose", action="store_true", help="print why each record failed")
+    parser.add_argument(
+        "--floors",
+        type=Path,
+        metavar="FILE",
+        help="JSON {suite folder: minimum pass %%}: run those suites, exit 1 if one falls below",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     config = ServerConfig(
@@ -280,12 +286,41 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.worker:
         worker_main(config)
+    if args.floors:
+        return check_floors(args.floors, config, verbose=args.verbose, json_out=args.json)
     results = run_paths(args.paths or [DEFAULT_SUITE], config, verbose=args.verbose)
     print_report(results, sys.stdout)
     if args.json:
         args.json.write_text(json.dumps(summary(results), indent=1))
     # Pass rates are a report, not a verdict: known gaps must not fail the command.
     return 0
+
+
+def load_floors(path: Path) -> dict[Path, float]:
+    """Suite folders (relative to the floors file's repository) -> minimum pass percentage."""
+    floors = json.loads(path.read_text())
+    return {(REPO_ROOT / folder).resolve(): float(pct) for folder, pct in floors.items()}
+
+
+def check_floors(path: Path, config: ServerConfig, verbose: bool = False, json_out: Path | None = None) -> int:
+    """Runs each suite named in the floors file; 1 if any pass rate fell below its floor."""
+    failed = []
+    reports = {}
+    for suite, floor in load_floors(path).items():
+        print(f"\n== {suite} (floor {floor:.1f}%)", flush=True)
+        results = run_paths([suite], config, verbose=verbose)
+        print_report(results, sys.stdout)
+        reports[str(suite)] = summary(results)
+        passed = sum(r.passed for r in results)
+        counted = sum(r.counted for r in results)
+        pct = 100.0 * passed / counted if counted else 0.0
+        if pct < floor:
+            failed.append(f"{suite}: {pct:.1f}% is below the floor of {floor:.1f}%")
+    if json_out:
+        json_out.write_text(json.dumps(reports, indent=1))
+    for line in failed:
+        print(f"FLOOR BROKEN  {line}", flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -289,3 +289,17 @@ def test_a_crashing_worker_fails_the_rest_of_its_file_only(tmp_path: Path) -> No
         assert [r.passed for r in result.records] == [True, False, False]
         assert "crashed" in result.records[1].message
         assert result.records[2].message.startswith("not run")
+
+
+def test_floors_fail_only_the_suite_below_its_floor(server: Server, tmp_path: Path) -> None:
+    from compat.slt_runner import check_floors
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "sample.slt").write_text(SERVER_FILE)  # 4 of 5 counted records pass: 80%
+    config = ServerConfig(host="127.0.0.1", port=server.port, timeout=30)
+    floors = tmp_path / "floors.json"
+    floors.write_text(json.dumps({str(suite): 75.0}))
+    assert check_floors(floors, config) == 0
+    floors.write_text(json.dumps({str(suite): 85.0}))
+    assert check_floors(floors, config) == 1
