@@ -302,7 +302,9 @@ def load_floors(path: Path) -> dict[Path, float]:
     return {(REPO_ROOT / folder).resolve(): float(pct) for folder, pct in floors.items()}
 
 
-def check_floors(path: Path, config: ServerConfig, verbose: bool = False, json_out: Path | None = None) -> int:
+def check_floors(
+    path: Path, config: ServerConfig, verbose: bool = False, json_out: Path | None = None
+) -> int:
     """Runs each suite named in the floors file; 1 if any pass rate fell below its floor."""
     failed = []
     reports = {}
