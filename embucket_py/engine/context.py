@@ -17,6 +17,7 @@ from datafusion import DataFrame, SessionConfig, SessionContext, col, lit
 from pyiceberg.table import Table
 
 from embucket_py.catalog.tables import RENAMED_PROPERTY, TableName, Tables
+from embucket_py.engine import information_schema
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.time_travel import Version, resolve
 from embucket_py.sql.context import SqlContext
@@ -85,6 +86,10 @@ def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], s
     for use in uses:
         if ctx.table_exist(use.registered_as):
             ctx.deregister_table(use.registered_as)
+        if information_schema.is_information_schema(use.schema):
+            data = information_schema.build_for_query(tables, use.database, use.name, sql_ctx)
+            ctx.register_table(use.registered_as, ctx.from_arrow(data))
+            continue
         ref = TableName(use.database, use.schema, use.name)
         table = tables.load(ref)
         version = None

@@ -1,0 +1,501 @@
+"""INFORMATION_SCHEMA: each database's read-only views, built as Arrow tables from the metastore.
+
+A query naming `db.INFORMATION_SCHEMA.<view>` (or `INFORMATION_SCHEMA.<view>` in the current
+database) gets that view registered in its DataFusion context as an in-memory table, so any SQL
+(filters, joins, aggregates) runs over it in the engine. Column names, types and order follow
+Snowflake's pages, one URL per view. https://docs.snowflake.com/en/sql-reference/info-schema
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+from pyiceberg.table import Table
+
+from embucket_py import naming
+from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.catalog.views import View
+from embucket_py.errors import ObjectNotFound, SnowflakeError, object_not_found
+from embucket_py.sql.context import SqlContext
+from embucket_py.types import MAX_VARCHAR, NUMBER_38_0, SfType, arrow_field, from_arrow_field
+
+SCHEMA = "INFORMATION_SCHEMA"
+OWNER = "ACCOUNTADMIN"
+# Snowflake's default DATA_RETENTION_TIME_IN_DAYS.
+RETENTION_DAYS = 1
+
+TEXT = SfType("TEXT", length=MAX_VARCHAR)
+NUMBER = NUMBER_38_0
+TIMESTAMP_LTZ = SfType("TIMESTAMP_LTZ", scale=3)
+Columns = list[tuple[str, SfType]]
+
+# Where a table keeps declared constraints (PRIMARY KEY, UNIQUE, FOREIGN KEY) as JSON, if any.
+CONSTRAINTS_PROPERTY = "embucket.constraints"
+# The table property marking a TRANSIENT table.
+TRANSIENT_PROPERTY = "embucket.transient"
+TEMPORARY_PROPERTY = "embucket.temporary"
+
+
+def _text(*names: str) -> Columns:
+    return [(n, TEXT) for n in names]
+
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/databases
+DATABASES: Columns = [
+    *_text("DATABASE_NAME", "DATABASE_OWNER", "IS_TRANSIENT", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    ("RETENTION_TIME", NUMBER),
+    *_text("TYPE", "REPLICABLE_WITH_FAILOVER_GROUPS", "OWNER_ROLE_TYPE"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/schemata
+SCHEMATA: Columns = [
+    *_text("CATALOG_NAME", "SCHEMA_NAME", "SCHEMA_OWNER", "IS_TRANSIENT", "IS_MANAGED_ACCESS"),
+    ("RETENTION_TIME", NUMBER),
+    *_text("DEFAULT_CHARACTER_SET_CATALOG", "DEFAULT_CHARACTER_SET_SCHEMA", "DEFAULT_CHARACTER_SET_NAME"),
+    *_text("SQL_PATH"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    *_text("COMMENT", "REPLICABLE_WITH_FAILOVER_GROUPS", "OWNER_ROLE_TYPE"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/tables
+TABLES: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_OWNER", "TABLE_TYPE", "IS_TRANSIENT"),
+    *_text("CLUSTERING_KEY"),
+    ("ROW_COUNT", NUMBER),
+    ("BYTES", NUMBER),
+    ("RETENTION_TIME", NUMBER),
+    *_text("SELF_REFERENCING_COLUMN_NAME", "REFERENCE_GENERATION", "USER_DEFINED_TYPE_CATALOG"),
+    *_text("USER_DEFINED_TYPE_SCHEMA", "USER_DEFINED_TYPE_NAME", "IS_INSERTABLE_INTO", "IS_TYPED"),
+    *_text("COMMIT_ACTION"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    ("LAST_DDL", TIMESTAMP_LTZ),
+    *_text("LAST_DDL_BY", "AUTO_CLUSTERING_ON", "COMMENT", "IS_TEMPORARY", "IS_ICEBERG", "IS_DYNAMIC"),
+    *_text("IS_IMMUTABLE", "IS_HYBRID"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/columns
+COLUMNS: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME"),
+    ("ORDINAL_POSITION", NUMBER),
+    *_text("COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE"),
+    ("CHARACTER_MAXIMUM_LENGTH", NUMBER),
+    ("CHARACTER_OCTET_LENGTH", NUMBER),
+    ("NUMERIC_PRECISION", NUMBER),
+    ("NUMERIC_PRECISION_RADIX", NUMBER),
+    ("NUMERIC_SCALE", NUMBER),
+    ("DATETIME_PRECISION", NUMBER),
+    *_text("INTERVAL_TYPE"),
+    ("INTERVAL_PRECISION", NUMBER),
+    *_text("CHARACTER_SET_CATALOG", "CHARACTER_SET_SCHEMA", "CHARACTER_SET_NAME", "COLLATION_CATALOG"),
+    *_text("COLLATION_SCHEMA", "COLLATION_NAME", "DOMAIN_CATALOG", "DOMAIN_SCHEMA", "DOMAIN_NAME"),
+    *_text("UDT_CATALOG", "UDT_SCHEMA", "UDT_NAME", "SCOPE_CATALOG", "SCOPE_SCHEMA", "SCOPE_NAME"),
+    ("MAXIMUM_CARDINALITY", NUMBER),
+    *_text("DTD_IDENTIFIER", "IS_SELF_REFERENCING", "IS_IDENTITY", "IDENTITY_GENERATION"),
+    *_text("IDENTITY_START", "IDENTITY_INCREMENT", "IDENTITY_MAXIMUM", "IDENTITY_MINIMUM"),
+    *_text("IDENTITY_CYCLE", "IDENTITY_ORDERED", "SCHEMA_EVOLUTION_RECORD", "COMMENT", "DATA_TYPE_ALIAS"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/views
+VIEWS: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_OWNER", "VIEW_DEFINITION"),
+    *_text("CHECK_OPTION", "IS_UPDATABLE", "INSERTABLE_INTO", "IS_SECURE"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    ("LAST_DDL", TIMESTAMP_LTZ),
+    *_text("LAST_DDL_BY", "COMMENT"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/table_storage_metrics
+TABLE_STORAGE_METRICS: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"),
+    ("ID", NUMBER),
+    ("CLONE_GROUP_ID", NUMBER),
+    *_text("IS_TRANSIENT"),
+    ("ACTIVE_BYTES", NUMBER),
+    ("TIME_TRAVEL_BYTES", NUMBER),
+    ("FAILSAFE_BYTES", NUMBER),
+    ("RETAINED_FOR_CLONE_BYTES", NUMBER),
+    *_text("DELETED"),
+    ("TABLE_CREATED", TIMESTAMP_LTZ),
+    ("TABLE_DROPPED", TIMESTAMP_LTZ),
+    ("TABLE_ENTERED_FAILSAFE", TIMESTAMP_LTZ),
+    ("CATALOG_CREATED", TIMESTAMP_LTZ),
+    ("CATALOG_DROPPED", TIMESTAMP_LTZ),
+    ("SCHEMA_CREATED", TIMESTAMP_LTZ),
+    ("SCHEMA_DROPPED", TIMESTAMP_LTZ),
+    *_text("COMMENT"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/table_constraints
+TABLE_CONSTRAINTS: Columns = [
+    *_text("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_CATALOG"),
+    *_text("TABLE_SCHEMA", "TABLE_NAME", "CONSTRAINT_TYPE", "IS_DEFERRABLE", "INITIALLY_DEFERRED"),
+    *_text("ENFORCED", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    *_text("RELY"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/referential_constraints
+REFERENTIAL_CONSTRAINTS: Columns = [
+    *_text("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG"),
+    *_text("UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME", "MATCH_OPTION", "UPDATE_RULE"),
+    *_text("DELETE_RULE", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+]
+
+LAYOUTS: dict[str, Columns] = {
+    "DATABASES": DATABASES,
+    "SCHEMATA": SCHEMATA,
+    "TABLES": TABLES,
+    "COLUMNS": COLUMNS,
+    "VIEWS": VIEWS,
+    "TABLE_STORAGE_METRICS": TABLE_STORAGE_METRICS,
+    "TABLE_CONSTRAINTS": TABLE_CONSTRAINTS,
+    "REFERENTIAL_CONSTRAINTS": REFERENTIAL_CONSTRAINTS,
+}
+
+# Columns of a view's result, given its [database, schema, name]: the engine plans the view.
+ViewColumns = Callable[[list[str]], list[Column]]
+Rows = Iterator[dict[str, Any]]
+
+
+def is_information_schema(schema: str) -> bool:
+    return schema == SCHEMA
+
+
+def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContext) -> pa.Table:
+    """`build`, with view columns learnt by planning each view in the statement's context."""
+    # Imported here: the query planner registers these views, so it imports this module.
+    from embucket_py.engine.query import plan
+    from embucket_py.sql.metadata import select_all
+
+    def view_columns(parts: list[str]) -> list[Column]:
+        frame, names = plan(tables, select_all(parts), sql_ctx, None)
+        return [
+            Column(n, from_arrow_field(f), f.nullable) for n, f in zip(names, frame.schema(), strict=True)
+        ]
+
+    return build(tables, database, name, view_columns)
+
+
+def build(tables: Tables, database: str, name: str, view_columns: ViewColumns) -> pa.Table:
+    """One INFORMATION_SCHEMA view of a database, as an Arrow table.
+
+    Raises:
+        ObjectNotFound: the database, or a view of that name in INFORMATION_SCHEMA, does not exist.
+    """
+    if name not in LAYOUTS:
+        raise object_not_found("Object", f"{database}.{SCHEMA}.{name}")
+    info = tables.metastore.database_info(database)
+    if info is None:
+        raise object_not_found("Database", database)
+    scope = _Scope(tables, database, info.created_on, view_columns)
+    rows = {
+        "DATABASES": scope.database_rows,
+        "SCHEMATA": scope.schema_rows,
+        "TABLES": scope.table_rows,
+        "COLUMNS": scope.column_rows,
+        "VIEWS": scope.view_rows,
+        "TABLE_STORAGE_METRICS": scope.storage_rows,
+        "TABLE_CONSTRAINTS": scope.constraint_rows,
+        "REFERENTIAL_CONSTRAINTS": scope.referential_rows,
+    }[name]()
+    layout = LAYOUTS[name]
+    # Fields carry the engine's stored names, as every table's do (TABLE_NAME -> table_name).
+    schema = pa.schema([arrow_field(naming.stored(n), t) for n, t in layout])
+    return pa.Table.from_pylist(
+        [{naming.stored(n): r.get(n) for n, _ in layout} for r in rows], schema=schema
+    )
+
+
+def data_type(t: SfType) -> str:
+    """COLUMNS.DATA_TYPE: the standard Snowflake type name without parameters."""
+    return {"FIXED": "NUMBER", "REAL": "FLOAT"}.get(t.kind, t.kind)
+
+
+def _yes_no(flag: bool) -> str:
+    return "YES" if flag else "NO"
+
+
+def _millis(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def _utc(value: datetime) -> datetime:
+    # The metastore's DateTime columns come back naive; they hold UTC.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def column_facts(column: Column, position: int) -> dict[str, Any]:
+    """The type-dependent COLUMNS fields of one column."""
+    t = column.type
+    row: dict[str, Any] = {
+        "COLUMN_NAME": column.name,
+        "ORDINAL_POSITION": position,
+        "IS_NULLABLE": _yes_no(column.nullable),
+        "DATA_TYPE": data_type(t),
+        "IS_SELF_REFERENCING": "NO",
+        "IS_IDENTITY": "NO",
+        "COMMENT": column.comment,
+        "DATA_TYPE_ALIAS": t.sql,
+    }
+    if t.kind == "TEXT":
+        length = t.length or MAX_VARCHAR
+        row.update(CHARACTER_MAXIMUM_LENGTH=length, CHARACTER_OCTET_LENGTH=min(length * 4, MAX_VARCHAR))
+    elif t.kind == "BINARY":
+        row.update(CHARACTER_MAXIMUM_LENGTH=t.length, CHARACTER_OCTET_LENGTH=t.length)
+    elif t.kind == "FIXED":
+        row.update(NUMERIC_PRECISION=t.precision, NUMERIC_PRECISION_RADIX=10, NUMERIC_SCALE=t.scale)
+    return row
+
+
+class _Scope:
+    """The objects of one database, loaded once per view build."""
+
+    def __init__(self, tables: Tables, database: str, created: datetime, view_columns: ViewColumns) -> None:
+        self.tables = tables
+        self.database = database
+        self.created = created
+        self.view_columns = view_columns
+        self.schemas = tables.metastore.schema_names(database)
+
+    def loaded(self) -> Iterator[tuple[TableName, Table]]:
+        for schema in self.schemas:
+            for name in self.tables.names(self.database, schema):
+                ref = TableName(self.database, schema, name)
+                try:
+                    yield ref, self.tables.load(ref)
+                except ObjectNotFound:
+                    continue  # dropped while we listed
+
+    def views(self) -> Iterator[View]:
+        for schema in self.schemas:
+            for name in self.tables.views.names(self.database, schema):
+                view = self.tables.views.get(self.database, schema, name)
+                if view is not None:
+                    yield view
+
+    def database_rows(self) -> Rows:
+        # Every database of the account, as on Snowflake (not just this one).
+        for name in self.tables.metastore.database_names():
+            info = self.tables.metastore.database_info(name)
+            if info is None:
+                continue
+            yield {
+                "DATABASE_NAME": info.name,
+                "DATABASE_OWNER": OWNER,
+                "IS_TRANSIENT": "NO",
+                "COMMENT": info.comment,
+                "CREATED": info.created_on,
+                "LAST_ALTERED": info.created_on,
+                "RETENTION_TIME": RETENTION_DAYS,
+                "TYPE": "STANDARD",
+                "REPLICABLE_WITH_FAILOVER_GROUPS": "NO",
+                "OWNER_ROLE_TYPE": "ROLE",
+            }
+
+    def schema_rows(self) -> Rows:
+        for schema in sorted([*self.schemas, SCHEMA]):
+            yield {
+                "CATALOG_NAME": self.database,
+                "SCHEMA_NAME": schema,
+                "SCHEMA_OWNER": None if schema == SCHEMA else OWNER,
+                "IS_TRANSIENT": "NO",
+                "IS_MANAGED_ACCESS": "NO",
+                "RETENTION_TIME": RETENTION_DAYS,
+                # Iceberg namespaces keep no creation time: the database's stands in.
+                "CREATED": self.created,
+                "LAST_ALTERED": self.created,
+                "COMMENT": "Views describing the contents of schemas in this database"
+                if schema == SCHEMA
+                else None,
+                "REPLICABLE_WITH_FAILOVER_GROUPS": "NO",
+                "OWNER_ROLE_TYPE": None if schema == SCHEMA else "ROLE",
+            }
+
+    def table_rows(self) -> Rows:
+        rows = [*self._base_tables(), *self._view_tables(), *self._own_views()]
+        yield from sorted(rows, key=lambda r: (r["TABLE_SCHEMA"], r["TABLE_NAME"]))
+
+    def _base_tables(self) -> Rows:
+        for ref, table in self.loaded():
+            count, size = Tables.size(table)
+            altered = _millis(table.metadata.last_updated_ms)
+            temporary = table.properties.get(TEMPORARY_PROPERTY) == "true"
+            yield {
+                **self._relation(ref.schema, ref.name),
+                "TABLE_TYPE": "TEMPORARY TABLE" if temporary else "BASE TABLE",
+                "IS_TRANSIENT": _yes_no(table.properties.get(TRANSIENT_PROPERTY) == "true"),
+                "ROW_COUNT": count,
+                "BYTES": size,
+                "RETENTION_TIME": RETENTION_DAYS,
+                "IS_INSERTABLE_INTO": "YES",
+                "IS_TYPED": "YES",
+                "CREATED": Tables.created_on(table),
+                "LAST_ALTERED": altered,
+                "LAST_DDL": altered,
+                "AUTO_CLUSTERING_ON": "NO",
+                "COMMENT": Tables.comment(table),
+                "IS_TEMPORARY": _yes_no(temporary),
+            }
+
+    def _view_tables(self) -> Rows:
+        for view in self.views():
+            created = _utc(view.created_on)
+            yield {
+                **self._relation(view.schema, view.name),
+                "TABLE_TYPE": "VIEW",
+                "IS_INSERTABLE_INTO": "NO",
+                "IS_TYPED": "NO",
+                "CREATED": created,
+                "LAST_ALTERED": created,
+                "LAST_DDL": created,
+                "COMMENT": view.comment,
+                "IS_TEMPORARY": "NO",
+            }
+
+    def _own_views(self) -> Rows:
+        """INFORMATION_SCHEMA lists its own views too."""
+        for name in LAYOUTS:
+            yield {
+                **self._relation(SCHEMA, name),
+                "TABLE_OWNER": None,
+                "LAST_DDL_BY": None,
+                "TABLE_TYPE": "VIEW",
+                "IS_INSERTABLE_INTO": "NO",
+                "IS_TYPED": "NO",
+                "CREATED": self.created,
+                "LAST_ALTERED": self.created,
+                "LAST_DDL": self.created,
+                "IS_TEMPORARY": "NO",
+            }
+
+    def _relation(self, schema: str, name: str) -> dict[str, Any]:
+        return {
+            "TABLE_CATALOG": self.database,
+            "TABLE_SCHEMA": schema,
+            "TABLE_NAME": name,
+            "TABLE_OWNER": OWNER,
+            "LAST_DDL_BY": OWNER,
+            "IS_ICEBERG": "NO",
+            "IS_DYNAMIC": "NO",
+            "IS_IMMUTABLE": "NO",
+            "IS_HYBRID": "NO",
+        }
+
+    def column_rows(self) -> Rows:
+        found: list[tuple[str, str, list[Column]]] = [
+            (ref.schema, ref.name, Tables.columns(table)) for ref, table in self.loaded()
+        ]
+        for view in self.views():
+            try:
+                found.append(
+                    (view.schema, view.name, self.view_columns([view.database, view.schema, view.name]))
+                )
+            except SnowflakeError:
+                continue  # a view whose query no longer plans has no columns to show
+        for name, layout in LAYOUTS.items():
+            found.append((SCHEMA, name, [Column(n, t) for n, t in layout]))
+        for schema, name, columns in sorted(found, key=lambda item: (item[0], item[1])):
+            for position, column in enumerate(columns, start=1):
+                yield {
+                    "TABLE_CATALOG": self.database,
+                    "TABLE_SCHEMA": schema,
+                    "TABLE_NAME": name,
+                    **column_facts(column, position),
+                }
+
+    def view_rows(self) -> Rows:
+        for view in self.views():
+            created = _utc(view.created_on)
+            yield {
+                "TABLE_CATALOG": self.database,
+                "TABLE_SCHEMA": view.schema,
+                "TABLE_NAME": view.name,
+                "TABLE_OWNER": OWNER,
+                "VIEW_DEFINITION": view.text,
+                "CHECK_OPTION": "NONE",
+                "IS_UPDATABLE": "NO",
+                "INSERTABLE_INTO": "NO",
+                "IS_SECURE": _yes_no(view.secure),
+                "CREATED": created,
+                "LAST_ALTERED": created,
+                "LAST_DDL": created,
+                "LAST_DDL_BY": OWNER,
+                "COMMENT": view.comment,
+            }
+
+    def storage_rows(self) -> Rows:
+        for ref, table in self.loaded():
+            _, size = Tables.size(table)
+            created = Tables.created_on(table)
+            yield {
+                "TABLE_CATALOG": ref.database,
+                "TABLE_SCHEMA": ref.schema,
+                "TABLE_NAME": ref.name,
+                "IS_TRANSIENT": _yes_no(table.properties.get(TRANSIENT_PROPERTY) == "true"),
+                "ACTIVE_BYTES": size,
+                "TIME_TRAVEL_BYTES": 0,
+                "FAILSAFE_BYTES": 0,
+                "RETAINED_FOR_CLONE_BYTES": 0,
+                "DELETED": "NO",
+                "TABLE_CREATED": created,
+                "CATALOG_CREATED": self.created,
+                "SCHEMA_CREATED": self.created,
+                "COMMENT": Tables.comment(table),
+            }
+
+    def constraints(self) -> Iterator[tuple[TableName, Table, dict[str, Any]]]:
+        for ref, table in self.loaded():
+            for constraint in json.loads(table.properties.get(CONSTRAINTS_PROPERTY, "[]")):
+                yield ref, table, constraint
+
+    def constraint_rows(self) -> Rows:
+        for ref, table, c in self.constraints():
+            created = Tables.created_on(table)
+            yield {
+                "CONSTRAINT_CATALOG": ref.database,
+                "CONSTRAINT_SCHEMA": ref.schema,
+                "CONSTRAINT_NAME": c["name"],
+                "TABLE_CATALOG": ref.database,
+                "TABLE_SCHEMA": ref.schema,
+                "TABLE_NAME": ref.name,
+                "CONSTRAINT_TYPE": c["type"],
+                "IS_DEFERRABLE": "NO",
+                "INITIALLY_DEFERRED": "NO",
+                # Snowflake enforces only NOT NULL: declared keys are informational.
+                "ENFORCED": "NO",
+                "CREATED": created,
+                "LAST_ALTERED": created,
+                "RELY": "NO",
+            }
+
+    def referential_rows(self) -> Rows:
+        for ref, table, c in self.constraints():
+            if c["type"] != "FOREIGN KEY":
+                continue
+            created = Tables.created_on(table)
+            target = c.get("references", {})
+            yield {
+                "CONSTRAINT_CATALOG": ref.database,
+                "CONSTRAINT_SCHEMA": ref.schema,
+                "CONSTRAINT_NAME": c["name"],
+                "UNIQUE_CONSTRAINT_CATALOG": target.get("database"),
+                "UNIQUE_CONSTRAINT_SCHEMA": target.get("schema"),
+                "UNIQUE_CONSTRAINT_NAME": target.get("constraint"),
+                "MATCH_OPTION": "NONE",
+                "UPDATE_RULE": "NO ACTION",
+                "DELETE_RULE": "NO ACTION",
+                "CREATED": created,
+                "LAST_ALTERED": created,
+            }
