@@ -9,7 +9,7 @@ import pyarrow as pa
 from datafusion import DataFrame
 from sqlglot import exp
 
-from embucket_py.catalog.tables import Tables
+from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.context import new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
@@ -41,7 +41,15 @@ def translate(
 ) -> QueryTranslation:
     """Views inlined, then Snowflake -> DataFusion SQL."""
     tree = expand_views(tables, tree.copy(), ctx)
-    return translate_query(tree, ctx, source)
+    return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
+
+
+def column_names(tables: Tables, parts: list[str]) -> list[str] | None:
+    """Snowflake column names of a stored table; None when there is no such table."""
+    ref = TableName(*parts)
+    if not tables.exists(ref):
+        return None
+    return [c.name for c in Tables.columns(tables.load(ref))]
 
 
 def plan(

@@ -35,7 +35,7 @@ def test_aliases_are_identifiers_too() -> None:
     validate("SELECT a AS x FROM t ORDER BY x", 'SELECT "a" AS "x" FROM "__t0" AS "t" ORDER BY "x"')
     validate(
         "SELECT b AS k, COUNT(*) FROM t GROUP BY k",
-        'SELECT "b" AS "k", count(*) AS "count(*)" FROM "__t0" AS "t" GROUP BY "k"',
+        'SELECT "b" AS "k", count(*) AS "count(*)" FROM "__t0" AS "t" GROUP BY "b"',
     )
     validate(
         "SELECT * FROM (VALUES (1, 'x'), (2, 'y')) AS v(n, s)",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.sql.helpers import result_names, validate
+from embucket_py.sql.names import SourceText
+from embucket_py.sql.parse import parse
+from embucket_py.sql.translate import translate_query
+from tests.sql.helpers import CTX, result_names, run_on_datafusion, validate
 
 
 def test_aggregates_with_having_order_and_limit() -> None:
@@ -41,7 +44,7 @@ def test_set_operations() -> None:
     for op in ("UNION ALL", "EXCEPT", "INTERSECT"):
         validate(
             f"SELECT a FROM t {op} SELECT c FROM u",
-            f'SELECT "a" AS "a" FROM "__t0" AS "t" {op} SELECT "c" FROM "__t1" AS "u"',
+            f'SELECT "a" AS "a" FROM "__t0" AS "t" {op} SELECT "c" AS "c" FROM "__t1" AS "u"',
         )
 
 
@@ -68,21 +71,15 @@ def test_conditional_functions() -> None:
 def test_recursive_cte() -> None:
     validate(
         "WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r",
-        'WITH RECURSIVE "r" AS (SELECT 1 AS "n" UNION ALL SELECT "n" + 1 FROM "r" WHERE "n" < 3) '
+        'WITH RECURSIVE "r" AS (SELECT 1 AS "n" UNION ALL SELECT "n" + 1 AS "n + 1" FROM "r" WHERE "n" < 3) '
         'SELECT "n" AS "n" FROM "r"',
     )
 
 
-@pytest.mark.xfail(strict=True, reason='SELECT *, a: the alias "a" duplicates a * column; DataFusion refuses')
 def test_star_with_another_column() -> None:
     assert result_names("SELECT *, a FROM t") == ["A", "B", "C", "D", "TS", "MyCol", "Q", "A"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lateral column aliases: Snowflake lets later projections and WHERE use a SELECT alias; "
-    "they are passed through and DataFusion finds no such column",
-)
 @pytest.mark.parametrize(
     ("sql", "names"),
     [
@@ -100,25 +97,42 @@ def test_a_golden_datafusion_cannot_plan_fails() -> None:
         validate("SELECT nope FROM t", 'SELECT "nope" AS "nope" FROM "__t0" AS "t"')
 
 
-@pytest.mark.xfail(
-    strict=True, reason="only the outermost SELECT gets aliases: a subquery repeating an expression fails"
-)
 def test_subquery_with_repeated_expressions() -> None:
     assert result_names("SELECT * FROM (SELECT a + 1, a + 1 FROM t)") == ["A + 1", "A + 1"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DataFusion ignores a recursive CTE's column list (fields stay Int64(0), ...); the names must "
-    "move into the anchor SELECT",
-)
 def test_recursive_cte_with_a_column_list() -> None:
     sql = "WITH RECURSIVE f (n, m) AS (SELECT 0, 1 UNION ALL SELECT n + 1, m FROM f WHERE n < 3) "
     assert result_names(sql + "SELECT n FROM f") == ["N"]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="CURRENT_TIME is generated as LOCALTIME, which DataFusion reads as a column"
-)
 def test_current_time() -> None:
     assert result_names("SELECT CURRENT_TIME()") == ["CURRENT_TIME()"]
+
+
+def test_lateral_aliases_expand_in_where_group_by_and_having() -> None:
+    validate(
+        "SELECT a + 1 AS x FROM t WHERE x > 1",
+        'SELECT "a" + 1 AS "x" FROM "__t0" AS "t" WHERE ("a" + 1) > 1',
+    )
+    validate(
+        "SELECT UPPER(b) AS u, COUNT(*) AS n FROM t GROUP BY u HAVING n > 1",
+        'SELECT upper("b") AS "u", count(*) AS "n" FROM "__t0" AS "t" GROUP BY upper("b") '
+        "HAVING count(*) > 1",
+    )
+
+
+def test_lateral_alias_keeps_the_written_name() -> None:
+    assert result_names("SELECT 2 AS n1, 7 AS n2, n1 / n2") == ["N1", "N2", "N1 / N2"]
+
+
+def test_a_source_column_wins_over_an_alias() -> None:
+    # t has a column B: `WHERE b` means the column, not the alias.
+    sql = "SELECT a AS b FROM t WHERE b = 'x'"
+    (tree,) = parse(sql)
+    translation = translate_query(tree, CTX, SourceText(sql), lambda parts: ["A", "B"])
+    assert translation.sql == 'SELECT "a" AS "b" FROM "__t0" AS "t" WHERE "b" = \'x\''
+    run_on_datafusion(translation)
+    # Without the column, the alias is meant.
+    translation = translate_query(tree, CTX, SourceText(sql), lambda parts: ["A"])
+    assert translation.sql == 'SELECT "a" AS "b" FROM "__t0" AS "t" WHERE "a" = \'x\''

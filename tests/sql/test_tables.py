@@ -48,7 +48,7 @@ def test_cte_names_are_not_tables() -> None:
     assert translation.tables == []
     translation = validate(
         "WITH c AS (SELECT a FROM t) SELECT c.a FROM c",
-        'WITH "c" AS (SELECT "a" FROM "__t0" AS "t") SELECT "c"."a" AS "a" FROM "c"',
+        'WITH "c" AS (SELECT "a" AS "a" FROM "__t0" AS "t") SELECT "c"."a" AS "a" FROM "c"',
     )
     assert translation.tables == [TableUse("DB", "PUBLIC", "T", "__t0")]
 
@@ -64,14 +64,17 @@ def test_a_qualified_name_is_a_table_even_when_a_cte_has_its_name() -> None:
 def test_subqueries_register_their_tables() -> None:
     validate(
         "SELECT a FROM t WHERE a IN (SELECT c FROM u)",
-        'SELECT "a" AS "a" FROM "__t0" AS "t" WHERE "a" IN (SELECT "c" FROM "__t1" AS "u")',
+        'SELECT "a" AS "a" FROM "__t0" AS "t" WHERE "a" IN (SELECT "c" AS "c" FROM "__t1" AS "u")',
     )
     validate(
         "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.c = t.a)",
         'SELECT "a" AS "a" FROM "__t0" AS "t" '
-        'WHERE EXISTS(SELECT 1 FROM "__t1" AS "u" WHERE "u"."c" = "t"."a")',
+        'WHERE EXISTS(SELECT 1 AS "1" FROM "__t1" AS "u" WHERE "u"."c" = "t"."a")',
     )
-    validate("SELECT (SELECT MAX(c) FROM u) AS m", 'SELECT (SELECT max("c") FROM "__t0" AS "u") AS "m"')
+    validate(
+        "SELECT (SELECT MAX(c) FROM u) AS m",
+        'SELECT (SELECT max("c") AS "max(c)" FROM "__t0" AS "u") AS "m"',
+    )
 
 
 def test_a_session_without_database_or_schema_needs_qualified_names() -> None:
