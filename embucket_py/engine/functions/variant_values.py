@@ -1,0 +1,271 @@
+"""VARIANT / OBJECT / ARRAY values: how they are represented, parsed and written, in one place.
+
+Representation. A semi-structured value is the compact JSON text of the value in a Utf8 column:
+objects with their keys sorted (Snowflake keeps OBJECT keys ordered), no spaces, numbers written
+as JSON numbers (exact decimals without trailing zeros, as Snowflake shows them), strings as JSON
+strings (`"abc"`, quotes included), JSON `null` for a variant null (distinct from SQL NULL, which
+is a null slot). Iceberg stores these columns as plain strings; the Snowflake type lives in the
+Arrow field metadata (`types.SFTYPE_KEY`, plus Arrow's canonical `arrow.json` extension name) so
+
+- result rowtypes say `variant` / `object` / `array` (`types.from_arrow_field`),
+- and UDFs can tell at run time a VARIANT argument (it arrives as a `pyarrow.JsonArray`) from a
+  VARCHAR one (a plain string array): `'abc'` passed to TO_VARIANT becomes `"abc"`, while a
+  VARIANT column passed to it stays as is.
+
+DataFusion keeps that metadata through projections, aliases, subqueries, CTEs, unions and UDF
+calls; native functions such as COALESCE or CASE drop it (the value stays right, the rowtype says
+text). On the wire the encoder pretty-prints these columns with a 2-space indent, as Snowflake
+does (`server/snowflake/encoding.py`).
+
+Per-value JSON work is unavoidable (values are heterogeneous, so no Arrow schema fits them), so
+every function that needs it does it inside one UDF call over the whole array, here.
+
+Other families (SPLIT, STRTOK_TO_ARRAY, PARSE_URL, ...) build their results with `json_array`,
+`json_texts` and `VARIANT_FIELDS`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+
+from embucket_py.types import SFTYPE_KEY
+
+JSON_EXTENSION = b"ARROW:extension:name"
+
+
+def tagged_field(name: str, kind: str) -> pa.Field:
+    """A Utf8 field holding JSON text, tagged as the Snowflake type `kind` (VARIANT/OBJECT/ARRAY)."""
+    return pa.field(name, pa.string(), metadata={SFTYPE_KEY: kind.encode(), JSON_EXTENSION: b"arrow.json"})
+
+
+VARIANT_FIELDS = {kind: tagged_field("r", kind) for kind in ("VARIANT", "OBJECT", "ARRAY")}
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """Python value -> what json.dumps writes as Snowflake shows it."""
+    if isinstance(value, Decimal):
+        if value == value.to_integral_value():
+            return int(value)
+        return float(value)
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex().upper()
+    if hasattr(value, "isoformat"):
+        return value.isoformat(sep=" ") if hasattr(value, "hour") and hasattr(value, "day") else str(value)
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON text of a Python value (dict keys sorted, compact)."""
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def pretty(text: str) -> str:
+    """JSON text as Snowflake prints a VARIANT: objects and arrays indented by 2 spaces."""
+    if not text or text[0] not in "[{":
+        return text
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def json_array(values: Iterable[Any]) -> pa.Array:
+    """JSON texts (Utf8) of Python values; None stays SQL NULL. Use with VARIANT_FIELDS[...]."""
+    return pa.array([None if v is None else dumps(v) for v in values], pa.string())
+
+
+def json_texts(array: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """An Arrow array of any type (lists and structs included) as JSON texts, one per slot."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if isinstance(array.type, pa.ExtensionType):
+        return array.storage
+    return json_array(array.to_pylist())
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def texts(array: pa.Array | pa.ChunkedArray) -> list[str | None]:
+    """The values of a string array (JSON extension, view or large types alike) as Python str."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if isinstance(array.type, pa.ExtensionType):
+        array = array.storage
+    return array.to_pylist()  # type: ignore[no-any-return]
+
+
+def is_json(array: pa.Array) -> bool:
+    """Whether an argument is a VARIANT (JSON text) rather than a VARCHAR."""
+    return isinstance(array.type, pa.ExtensionType)
+
+
+class ParseError(ValueError):
+    pass
+
+
+def loads(text: str) -> Any:
+    """Parses JSON as PARSE_JSON does: strict JSON first, then Snowflake's lenient forms
+    (unquoted keys, single quotes, empty array slots as null, trailing commas)."""
+    try:
+        return json.loads(text, parse_float=_number)
+    except ValueError:
+        return _Lenient(text).document()
+
+
+def _number(text: str) -> Decimal | float:
+    """Snowflake keeps a fixed-point literal exact (DECIMAL) and an exponent one as DOUBLE."""
+    return float(text) if "e" in text or "E" in text else Decimal(text)
+
+
+_WORDS = {"null": None, "true": True, "false": False, "NULL": None, "undefined": None}
+
+
+class _Lenient:
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+
+    def document(self) -> Any:
+        value = self.value()
+        self.ws()
+        if self.i != len(self.s):
+            raise ParseError(f"unexpected character at {self.i}")
+        return value
+
+    def ws(self) -> None:
+        while self.i < len(self.s) and self.s[self.i] in " \t\r\n":
+            self.i += 1
+
+    def value(self) -> Any:
+        self.ws()
+        if self.i >= len(self.s):
+            raise ParseError("unexpected end of input")
+        c = self.s[self.i]
+        if c == "{":
+            return self.obj()
+        if c == "[":
+            return self.arr()
+        if c in "\"'":
+            return self.string()
+        return self.scalar()
+
+    def obj(self) -> dict[str, Any]:
+        self.i += 1
+        out: dict[str, Any] = {}
+        while True:
+            self.ws()
+            if self.peek() == "}":
+                self.i += 1
+                return out
+            key = self.string() if self.peek() in "\"'" else self.bare()
+            self.ws()
+            if self.peek() != ":":
+                raise ParseError(f"expected ':' at {self.i}")
+            self.i += 1
+            out[key] = self.value()
+            self.ws()
+            if self.peek() == ",":
+                self.i += 1
+            elif self.peek() != "}":
+                raise ParseError(f"expected ',' or '}}' at {self.i}")
+
+    def arr(self) -> list[Any]:
+        self.i += 1
+        out: list[Any] = []
+        while True:
+            self.ws()
+            c = self.peek()
+            if c == "]":
+                self.i += 1
+                return out
+            if c == ",":  # an empty slot is a null element
+                out.append(None)
+                self.i += 1
+                continue
+            out.append(self.value())
+            self.ws()
+            if self.peek() == ",":
+                self.i += 1
+                self.ws()
+                if self.peek() == "]":  # a trailing comma adds a null element
+                    out.append(None)
+            elif self.peek() != "]":
+                raise ParseError(f"expected ',' or ']' at {self.i}")
+
+    def peek(self) -> str:
+        return self.s[self.i] if self.i < len(self.s) else ""
+
+    def string(self) -> str:
+        quote = self.s[self.i]
+        j = self.i + 1
+        buf = []
+        while j < len(self.s) and self.s[j] != quote:
+            if self.s[j] == "\\" and j + 1 < len(self.s):
+                buf.append(self.s[j : j + 2])
+                j += 2
+                continue
+            buf.append('\\"' if self.s[j] == '"' else self.s[j])
+            j += 1
+        if j >= len(self.s):
+            raise ParseError("unterminated string")
+        self.i = j + 1
+        return json.loads('"' + "".join(buf).replace("\\'", "'") + '"')  # type: ignore[no-any-return]
+
+    def bare(self) -> str:
+        j = self.i
+        while j < len(self.s) and (self.s[j].isalnum() or self.s[j] in "_$"):
+            j += 1
+        if j == self.i:
+            raise ParseError(f"unexpected character at {self.i}")
+        word, self.i = self.s[self.i : j], j
+        return word
+
+    def scalar(self) -> Any:
+        j = self.i
+        while j < len(self.s) and self.s[j] not in ",]} \t\r\n:":
+            j += 1
+        word, self.i = self.s[self.i : j], j
+        if word in _WORDS:
+            return _WORDS[word]
+        try:
+            return json.loads(word, parse_float=_number)
+        except ValueError:
+            raise ParseError(f"unknown literal {word!r}") from None
+
+
+# --- Snowflake type names of values --------------------------------------------------------------
+
+
+def type_name(value: Any) -> str:
+    """TYPEOF of a parsed value."""
+    if value is None:
+        return "NULL_VALUE"
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "INTEGER"
+    if isinstance(value, Decimal):
+        return "DECIMAL"
+    if isinstance(value, float):
+        return "DOUBLE"
+    if isinstance(value, str):
+        return "VARCHAR"
+    if isinstance(value, list):
+        return "ARRAY"
+    return "OBJECT"
