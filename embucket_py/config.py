@@ -29,6 +29,23 @@ class Settings:
     warehouse: str = field(
         default="", metadata={"help": "where table files live (default: file:// in the data directory)"}
     )
+    s3_endpoint: str = field(
+        default="",
+        metadata={"help": "S3 endpoint of an s3:// warehouse, e.g. http://127.0.0.1:8333 (empty: AWS)"},
+    )
+    s3_region: str = field(default="us-east-1", metadata={"help": "S3 region of an s3:// warehouse"})
+    s3_access_key_id: str = field(default="", metadata={"help": "S3 access key id of an s3:// warehouse"})
+    s3_secret_access_key: str = field(
+        default="", repr=False, metadata={"help": "S3 secret access key of an s3:// warehouse (never logged)"}
+    )
+    secret: str = field(
+        default="",
+        repr=False,
+        metadata={
+            "help": "shared secret of several servers on one metastore: sessions, results and "
+            "Iceberg REST tokens then live in the metastore, valid on every server"
+        },
+    )
     user: str = field(default="embucket", metadata={"help": "user created on first start"})
     password: str = field(default="embucket", metadata={"help": "password of that user (stored hashed)"})
     account: str = field(default="embucket", metadata={"help": "account name reported to clients"})

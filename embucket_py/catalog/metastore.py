@@ -71,8 +71,8 @@ class Metastore:
             Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.uri = uri
         self.warehouse = warehouse
-        if warehouse.startswith("file://"):
-            Path(storage.local_path(warehouse)).mkdir(parents=True, exist_ok=True)
+        # The local directory, or the bucket of an s3:// warehouse (credentials registered first).
+        storage.ensure_location(warehouse)
         self.engine = sa.create_engine(uri)
         _meta.create_all(self.engine)
         self._catalogs: dict[str, SqlCatalog] = {}
@@ -147,6 +147,7 @@ class Metastore:
                     key,
                     uri=self.uri,
                     warehouse=storage.join(self.warehouse, key),
+                    **storage.iceberg_properties(self.warehouse),
                     # Let DataFusion read every file pyiceberg writes at full speed.
                     **{"write.parquet.compression-codec": "zstd"},
                 )

@@ -18,12 +18,12 @@ from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
 from pyiceberg.io.pyarrow import _dataframe_to_data_files
 from pyiceberg.manifest import DataFile
 from pyiceberg.schema import Schema
-from pyiceberg.table import Table
+from pyiceberg.table import Table, Transaction
 from pyiceberg.types import NestedField
 
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore
-from embucket_py.catalog.storage import local_path
+from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.views import Views
 from embucket_py.errors import (
     InvalidIdentifier,
@@ -89,6 +89,7 @@ class SchemaChange:
 
 
 RENAMED_PROPERTY = "embucket.columns-renamed"
+TEMPORARY_PREFIX = "__TEMP_"
 
 
 class Tables:
@@ -112,7 +113,9 @@ class Tables:
 
     def names(self, database: str, schema: str) -> list[str]:
         cat = self.metastore.require_schema(database, schema)
-        return sorted(naming.display(t[-1]) for t in cat.list_tables(naming.stored(schema)))
+        found = (naming.display(t[-1]) for t in cat.list_tables(naming.stored(schema)))
+        # Sessions' TEMPORARY tables live under hidden names; only their own session lists them.
+        return sorted(n for n in found if not n.startswith(TEMPORARY_PREFIX))
 
     def create(
         self,
@@ -295,7 +298,7 @@ class Tables:
         tasks = list(scan.plan_files())
         snapshot = scan.snapshot()
         return ScanFiles(
-            paths=[local_path(t.file.file_path) for t in tasks],
+            paths=[engine_path(t.file.file_path) for t in tasks],
             has_deletes=any(t.delete_files for t in tasks),
             files=[t.file for t in tasks],
             snapshot_id=snapshot.snapshot_id if snapshot else None,
@@ -321,13 +324,23 @@ class Tables:
         if not removed and added.num_rows == 0:
             return
         properties = _snapshot_properties(query_id)
-        with table.transaction() as tx, tx.update_snapshot(properties).overwrite() as snapshot:
+        tx = table.transaction()
+        with tx.update_snapshot(properties).overwrite() as snapshot:
             for data_file in removed:
                 snapshot.delete_data_file(data_file)
             if added.num_rows:
                 data = added.cast(table.schema().as_arrow())
                 for data_file in _dataframe_to_data_files(tx.table_metadata, data, table.io):
                     snapshot.append_data_file(data_file)
+        self.finish(ref, table, tx, appends_only=False)
+
+    def finish(self, ref: TableName, table: Table, tx: Transaction, *, appends_only: bool) -> None:
+        """Ends a write: commits it (a session's open transaction stages it instead).
+
+        Raises:
+            CommitFailedException: the table changed since `table` was loaded.
+        """
+        tx.commit_transaction()
 
     def append(self, ref: TableName, data: pa.Table, query_id: str | None = None) -> int:
         """Appends rows in one Iceberg commit, retrying on concurrent commits. Returns the row count."""
@@ -345,10 +358,12 @@ class Tables:
             table = self.load(ref)
             try:
                 data = data.cast(table.schema().as_arrow())
+                tx = table.transaction()
                 if overwrite:
-                    table.overwrite(data, snapshot_properties=properties)
+                    tx.overwrite(data, snapshot_properties=properties)
                 else:
-                    table.append(data, snapshot_properties=properties)
+                    tx.append(data, snapshot_properties=properties)
+                self.finish(ref, table, tx, appends_only=not overwrite)
                 return data.num_rows
             except CommitFailedException:
                 log.info("commit conflict on %s, retrying (%d)", ref, attempt + 1)

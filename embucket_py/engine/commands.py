@@ -1,15 +1,21 @@
-"""Session commands: USE, ALTER SESSION, BEGIN/COMMIT/ROLLBACK."""
+"""Session commands: USE, ALTER SESSION, BEGIN/COMMIT/ROLLBACK, CREATE TEMPORARY."""
 
 from __future__ import annotations
+
+import threading
 
 from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine import ddl, transactions
 from embucket_py.engine.result import QueryResult, StatementType, status
 from embucket_py.errors import Unsupported, object_not_found
 from embucket_py.sessions.session import Session
-from embucket_py.sql.names import normalize
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.ddl import ObjectDef
+from embucket_py.sql.names import SourceText, normalize
 
 OK = "Statement executed successfully."
 
@@ -71,10 +77,65 @@ def alter_session(session: Session, tree: exp.Alter, defaults: dict[str, object]
     return result
 
 
-def transaction(tree: exp.Expression) -> QueryResult:
-    """BEGIN/COMMIT/ROLLBACK. Every statement commits on its own for now (AUTOCOMMIT)."""
+def is_transaction_control(tree: exp.Expression) -> bool:
+    """BEGIN, START TRANSACTION (which sqlglot reads as `START AS TRANSACTION`), COMMIT, ROLLBACK."""
+    if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
+        return True
+    return (
+        isinstance(tree, exp.Alias)
+        and isinstance(tree.this, exp.Column)
+        and tree.this.name.upper() == "START"
+        and tree.alias.upper() == "TRANSACTION"
+    )
+
+
+def is_show_transactions(tree: exp.Expression) -> bool:
+    """SHOW TRANSACTIONS, which sqlglot keeps as a raw command."""
+    return (
+        isinstance(tree, exp.Command)
+        and tree.name.upper() == "SHOW"
+        and str(tree.expression.this if isinstance(tree.expression, exp.Literal) else tree.expression or "").upper().split()[:1] == ["TRANSACTIONS"]
+    )
+
+
+def transaction(tables: Tables, session: Session, tree: exp.Expression) -> QueryResult:
+    """BEGIN [ { WORK | TRANSACTION } ] [ NAME name ] / START TRANSACTION, COMMIT, ROLLBACK.
+    https://docs.snowflake.com/en/sql-reference/sql/begin"""
     if isinstance(tree, exp.Commit):
-        return status(OK, StatementType.COMMIT)
+        return transactions.commit(tables, session)
     if isinstance(tree, exp.Rollback):
-        return status(OK, StatementType.ROLLBACK)
-    return status(OK, StatementType.BEGIN)
+        return transactions.rollback(session)
+    name = None
+    for mode in tree.args.get("modes") or [] if isinstance(tree, exp.Transaction) else []:
+        words = str(mode).split()
+        if len(words) == 2 and words[0].upper() == "NAME":
+            name = normalize(exp.parse_identifier(words[1], dialect="snowflake"))
+    return transactions.begin(session, name)
+
+
+def create(
+    tables: Tables,
+    session: Session,
+    d: ObjectDef,
+    ctx: SqlContext,
+    source: SourceText | None,
+    cancel: threading.Event | None,
+) -> QueryResult:
+    """CREATE ...; a TEMPORARY table or view is made under a name only this session maps."""
+    session_view = isinstance(tables, transactions.SessionTables)
+    if not d.temporary or d.kind not in ("TABLE", "VIEW") or not session_view:
+        return ddl.create(tables, d, ctx, source, cancel)
+    assert isinstance(tables, transactions.SessionTables)
+    if d.kind == "TABLE" and not tables.is_temporary(TableName(*d.parts)):
+        tables.make_temporary(TableName(*d.parts))
+        undo = lambda: session.temporary.pop(transactions.key(TableName(*d.parts)), None)  # noqa: E731
+    elif d.kind == "VIEW" and transactions.key(TableName(*d.parts)) not in session.temporary_views:
+        tables.views.make_temporary(*d.parts)
+        undo = lambda: session.temporary_views.pop(transactions.key(TableName(*d.parts)), None)  # noqa: E731
+    else:
+        return ddl.create(tables, d, ctx, source, cancel)
+    try:
+        return ddl.create(tables, d, ctx, source, cancel)
+    except Exception:
+        undo()
+        raise

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from datafusion import DataFrame, SessionConfig, SessionContext, col, lit
 from pyiceberg.table import Table
 
+from embucket_py.catalog import storage
 from embucket_py.catalog.tables import RENAMED_PROPERTY, TableName, Tables
 from embucket_py.engine import information_schema
 from embucket_py.engine.functions import register_functions
@@ -37,6 +38,8 @@ def new_context() -> SessionContext:
     )
     ctx = SessionContext(config)
     register_functions(ctx)
+    # Buckets of s3:// warehouses and volumes, so read_parquet takes their URIs.
+    storage.register_object_stores(ctx)
     return ctx
 
 
@@ -69,7 +72,7 @@ def _by_field_id(ctx: SessionContext, path: str, table: Table, schema: pa.Schema
     current names, dropped ones are skipped, added ones are NULL."""
     written = {
         int(f.metadata[b"PARQUET:field_id"]): f.name
-        for f in pq.read_schema(path)
+        for f in pq.read_schema(storage.open_input(path) if storage.is_s3(path) else path)
         if f.metadata and b"PARQUET:field_id" in f.metadata
     }
     frame = ctx.read_parquet(path)

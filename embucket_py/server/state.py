@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from embucket_py.catalog import storage
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.config import Settings
 from embucket_py.engine.executor import Engine
@@ -21,6 +22,16 @@ class ServerState:
 
     @classmethod
     def build(cls, settings: Settings) -> ServerState:
+        if storage.is_s3(settings.resolved_warehouse):
+            storage.register(
+                storage.S3Store(
+                    bucket=storage.bucket_of(settings.resolved_warehouse),
+                    endpoint=settings.s3_endpoint,
+                    region=settings.s3_region,
+                    access_key_id=settings.s3_access_key_id,
+                    secret_access_key=settings.s3_secret_access_key,
+                )
+            )
         metastore = Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse)
         engine = Engine(metastore, default_parameters(settings))
         engine.bootstrap(settings.default_database, settings.default_schema)

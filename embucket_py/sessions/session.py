@@ -8,6 +8,30 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass
+class PendingTable:
+    """One table's uncommitted changes: the metadata file holding them (written, not committed)
+    and the committed metadata they were made on."""
+
+    database: str
+    namespace: str
+    table: str
+    base_location: str
+    staged_location: str
+    appends_only: bool = True
+
+
+@dataclass
+class OpenTransaction:
+    """A session's open transaction: plain values, so a session can move between servers."""
+
+    id: int
+    name: str | None
+    started_ms: int
+    implicit: bool = False  # opened by a DML statement under AUTOCOMMIT = FALSE
+    tables: dict[str, PendingTable] = field(default_factory=dict)
+
+
 def _new_session_id() -> int:
     # Snowflake session ids are positive 64-bit integers the client keeps as int.
     return secrets.randbits(52) + 1
@@ -26,6 +50,10 @@ class Session:
     client_app: str = ""
     client_version: str = ""
     id: int = field(default_factory=_new_session_id)
+    transaction: OpenTransaction | None = None
+    # TEMPORARY tables: "DB.SCHEMA.NAME" key -> the hidden catalog name that stores them.
+    temporary: dict[str, str] = field(default_factory=dict)
+    temporary_views: dict[str, str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
