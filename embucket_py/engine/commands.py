@@ -91,11 +91,10 @@ def is_transaction_control(tree: exp.Expression) -> bool:
 
 def is_show_transactions(tree: exp.Expression) -> bool:
     """SHOW TRANSACTIONS, which sqlglot keeps as a raw command."""
-    return (
-        isinstance(tree, exp.Command)
-        and tree.name.upper() == "SHOW"
-        and str(tree.expression.this if isinstance(tree.expression, exp.Literal) else tree.expression or "").upper().split()[:1] == ["TRANSACTIONS"]
-    )
+    if not isinstance(tree, exp.Command) or tree.name.upper() != "SHOW":
+        return False
+    rest = tree.expression.this if isinstance(tree.expression, exp.Literal) else tree.expression
+    return str(rest or "").upper().split()[:1] == ["TRANSACTIONS"]
 
 
 def transaction(tables: Tables, session: Session, tree: exp.Expression) -> QueryResult:

@@ -13,7 +13,7 @@ from sqlglot import exp
 from embucket_py import __version__
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
-from embucket_py.engine import alter, changes, commands, ddl, dml, metadata, variables
+from embucket_py.engine import alter, changes, commands, ddl, dml, metadata, transactions, variables
 from embucket_py.engine.query import describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
 from embucket_py.engine.time_travel import STATEMENTS
@@ -89,6 +89,7 @@ class Engine:
             "CURRENT_AVAILABLE_ROLES": f'["{session.role}"]',
             "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
             "CURRENT_EMBUCKET_VERSION": __version__,
+            "CURRENT_TRANSACTION": str(session.transaction.id) if session.transaction else None,
         }
         return SqlContext(
             session.database,
@@ -130,6 +131,7 @@ class Engine:
         query_id: str | None,
     ) -> QueryResult:
         tree = statement.tree
+        tables = transactions.SessionTables(self.tables, session)
         if binds and any(isinstance(b.value, list) for b in binds):
             return self._execute_array_binds(session, statement, binds, cancel, query_id)
         if binds:
@@ -146,46 +148,57 @@ class Engine:
             result.batches = []
             return result
         if describe_only:
-            return self._describe(tree, ctx, statement.source)
+            return self._describe(tables, tree, ctx, statement.source)
         if isinstance(tree, _QUERY_TYPES):
-            return run_query(self.tables, tree, ctx, statement.source, cancel)
+            return run_query(tables, tree, ctx, statement.source, cancel)
         if isinstance(tree, exp.Insert):
-            return dml.insert(self.tables, insert_def(tree, ctx), ctx, cancel)
+            return dml.insert(tables, insert_def(tree, ctx), ctx, cancel)
         if isinstance(tree, exp.Update | exp.Delete | exp.Merge):
-            return changes.run_change(self.tables, tree, ctx, cancel)
+            return changes.run_change(tables, tree, ctx, cancel)
         if isinstance(tree, exp.TruncateTable):
-            return changes.truncate(self.tables, tree, ctx)
+            return changes.truncate(tables, tree, ctx)
+        if commands.is_transaction_control(tree):
+            return commands.transaction(tables, session, tree)
+        if commands.is_show_transactions(tree):
+            return transactions.show_transactions(session)
+        if isinstance(tree, exp.Create | exp.Drop | exp.Undrop) or (
+            isinstance(tree, exp.Alter)
+            and (str(tree.args.get("kind") or "").upper() != "SESSION" or "AUTOCOMMIT" in tree.sql().upper())
+        ):
+            # Snowflake commits an open transaction before any DDL (and a change of AUTOCOMMIT).
+            transactions.commit_open(tables, session)
         if isinstance(tree, exp.Create):
-            return ddl.create(self.tables, create_def(tree, ctx), ctx, statement.source, cancel)
+            return commands.create(tables, session, create_def(tree, ctx), ctx, statement.source, cancel)
         if isinstance(tree, exp.Drop):
-            result = ddl.drop(self.tables, drop_def(tree, ctx))
+            result = ddl.drop(tables, drop_def(tree, ctx))
             self._forget_dropped(session)
             return result
         if isinstance(tree, exp.Use):
             return commands.use(self.metastore, session, tree)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
-            return alter.alter_table(self.tables, alter_def(tree, ctx))
+            return alter.alter_table(tables, alter_def(tree, ctx))
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
             return commands.alter_session(session, tree, self.parameter_defaults)
-        if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
-            return commands.transaction(tree)
         if is_show(tree) or isinstance(tree, exp.Describe):
             return self._metadata(session, tree, ctx)
         if isinstance(tree, exp.Set):
-            return variables.set_variables(self.tables, session, set_def(tree), ctx, cancel)
+            return variables.set_variables(tables, session, set_def(tree), ctx, cancel)
         if (unset := unset_def(tree)) is not None:
             return variables.unset_variables(session, unset)
         raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
 
     def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:
         """SHOW ... and DESCRIBE ..."""
+        tables = transactions.SessionTables(self.tables, session)
         if isinstance(tree, exp.Describe):
-            return metadata.describe(self.tables, describe_def(tree, ctx), ctx)
-        return metadata.show(self.tables, session, show_def(tree, ctx), self.parameter_defaults, ctx)
+            return metadata.describe(tables, describe_def(tree, ctx), ctx)
+        return metadata.show(tables, session, show_def(tree, ctx), self.parameter_defaults, ctx)
 
-    def _describe(self, tree: exp.Expression, ctx: SqlContext, source: SourceText) -> QueryResult:
+    def _describe(
+        self, tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText
+    ) -> QueryResult:
         if isinstance(tree, _QUERY_TYPES):
-            return describe_query(self.tables, tree, ctx, source)
+            return describe_query(tables, tree, ctx, source)
         if isinstance(tree, exp.Insert):
             result = dml_counts(StatementType.INSERT, {"number of rows inserted": 0})
         else:
@@ -212,11 +225,12 @@ class Engine:
         row = single_row_values(tree.args.get("expression")) if isinstance(tree, exp.Insert) else None
         if row is not None and all(isinstance(e, exp.Placeholder) for e in row) and len(row) == len(binds):
             target = insert_def(tree, ctx)
-            kinds = self._insert_kinds(target)
+            tables = transactions.SessionTables(self.tables, session)
+            kinds = self._insert_kinds(tables, target)
             if len(kinds) == len(binds):
                 binds = [binding.retyped(b, kind) for b, kind in zip(binds, kinds, strict=True)]
             columns = {f"c{i}": binding.array_column(b) for i, b in enumerate(binds)}
-            return dml.insert(self.tables, target, ctx, cancel, rows=pa.table(columns))
+            return dml.insert(tables, target, ctx, cancel, rows=pa.table(columns))
         total = 0
         result: QueryResult | None = None
         for i in range(count):
@@ -230,9 +244,9 @@ class Engine:
             return dml_counts(result.statement_type, {"number of rows inserted": total})
         return result
 
-    def _insert_kinds(self, target: InsertDef) -> list[str]:
+    def _insert_kinds(self, tables: Tables, target: InsertDef) -> list[str]:
         """The Snowflake type kinds of an INSERT's target columns, in VALUES order."""
-        columns = Tables.columns(self.tables.load(TableName(*target.parts)))
+        columns = Tables.columns(tables.load(TableName(*target.parts)))
         kinds = {c.name: c.type.kind for c in columns}
         return [kinds.get(name, "TEXT") for name in target.columns or [c.name for c in columns]]
 
@@ -245,6 +259,11 @@ class Engine:
             and not self.metastore.schema_exists(session.database, session.schema)
         ):
             session.schema = None
+
+    def end_session(self, session: Session) -> None:
+        """A session closed: roll back its open transaction, drop its TEMPORARY objects."""
+        with session.lock:
+            transactions.end_session(self.tables, session)
 
     def bootstrap(self, database: str, schema: str) -> None:
         """First start: the default database and schema exist."""

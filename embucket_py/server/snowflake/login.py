@@ -134,7 +134,11 @@ async def session_request(request: Request) -> JSONResponse:
     """POST /session?delete=true closes the session (conn.close())."""
     if request.query_params.get("delete", "").lower() == "true":
         session_of(request)
-        state_of(request).sessions.close(token_of(request))
+        state = state_of(request)
+        closed = state.sessions.close(token_of(request))
+        if closed is not None:
+            # Rolls back an open transaction and drops TEMPORARY tables (catalog I/O: off the loop).
+            await run_in_threadpool(state.engine.end_session, closed)
     return ok({})
 
 
