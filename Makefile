@@ -25,6 +25,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(VENV)/.spark-installed: pyproject.toml $(VENV)/.dev-installed
 	@dpkg -s $(SPARK_DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SPARK_DEBS); }
+	@# Deployment tests (tests/deploy) start their own PostgreSQL cluster from Debian's binaries.
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends postgresql; }
 	$(BIN)/pip install -q -e '.[dev,spark]'
 	touch $@
 
