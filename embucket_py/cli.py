@@ -25,6 +25,11 @@ def _parser() -> argparse.ArgumentParser:
     job = commands.add_parser("spark-job", help="run a Spark batch job against a running server")
     job.add_argument("job", help="medallion, maintenance, sample-events or shell")
     job.add_argument("args", nargs=argparse.REMAINDER, help="job options (--help for the job's)")
+    bench = commands.add_parser("bench", help="benchmarks (needs the bench extra)")
+    suites = bench.add_subparsers(dest="suite", required=True)
+    from embucket_py.bench.options import add_arguments
+
+    add_arguments(suites.add_parser("tpch", help="TPC-H through the server vs raw DataFusion and DuckDB"))
     return parser
 
 
@@ -43,3 +48,7 @@ def main(argv: list[str] | None = None) -> None:
         from embucket_py.spark.runner import run_job
 
         raise SystemExit(run_job(args.job, args.args))
+    elif args.command == "bench":
+        from embucket_py.bench.tpch import run
+
+        run(args)

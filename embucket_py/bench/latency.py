@@ -1,0 +1,99 @@
+"""Latency and throughput through the connector, next to raw DataFusion in-process."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import threading
+import time
+from typing import Any
+
+from embucket_py.bench.engines import RawDataFusion
+from embucket_py.bench.process import ServerProcess
+from embucket_py.bench.tpch_queries import QUERIES
+
+# A mix of short and medium TPC-H queries for the concurrency figures.
+MIX = (1, 3, 5, 6, 10, 12, 14, 19)
+FETCH_SQL = "SELECT l_orderkey, l_partkey, l_suppkey, l_extendedprice FROM lineitem LIMIT 10000000"
+
+
+def _percentile(samples: list[float], pct: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * pct))]
+
+
+def _latencies(cur: Any, sql: str, repeat: int) -> list[float]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        cur.execute(sql)
+        cur.fetchall()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def measure(server: ServerProcess, raw: RawDataFusion, seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    with server.connect() as conn:
+        cur = conn.cursor()
+        cur.execute("USE SCHEMA tpch.public")
+        select1 = _latencies(cur, "SELECT 1", 300)
+        out["select_1_p50_ms"] = round(statistics.median(select1), 2)
+        out["select_1_p99_ms"] = round(_percentile(select1, 0.99), 2)
+        (key,) = cur.execute("SELECT MAX(o_orderkey) / 2 FROM orders").fetchone()
+        lookup = f"SELECT * FROM orders WHERE o_orderkey = {int(key) // 4 * 4 + 1}"
+        out["point_lookup_p50_ms"] = round(statistics.median(_latencies(cur, lookup, 30)), 2)
+        raw_lookup = []
+        for _ in range(30):
+            start = time.perf_counter()
+            raw.query(lookup)
+            raw_lookup.append((time.perf_counter() - start) * 1000)
+        out["point_lookup_raw_datafusion_p50_ms"] = round(statistics.median(raw_lookup), 2)
+        out.update(_fetch_throughput(cur, raw))
+    for clients in (1, 4, 16):
+        out[f"queries_per_minute_{clients}_clients"] = round(_throughput(server, clients, seconds), 1)
+    return out
+
+
+def _fetch_throughput(cur: Any, raw: RawDataFusion) -> dict[str, Any]:
+    best_server = best_raw = float("inf")
+    rows = nbytes = 0
+    for _ in range(3):
+        start = time.perf_counter()
+        cur.execute(FETCH_SQL)
+        table = cur.fetch_arrow_all()
+        best_server = min(best_server, time.perf_counter() - start)
+        rows, nbytes = table.num_rows, table.nbytes
+        start = time.perf_counter()
+        raw.query(FETCH_SQL)
+        best_raw = min(best_raw, time.perf_counter() - start)
+    mb = nbytes / 1e6
+    return {
+        "fetch_rows": rows,
+        "fetch_server_mb_per_s": round(mb / best_server, 1),
+        "fetch_raw_datafusion_mb_per_s": round(mb / best_raw, 1),
+        "fetch_server_share_of_raw": round(best_raw / best_server, 2),
+    }
+
+
+def _throughput(server: ServerProcess, clients: int, seconds: float) -> float:
+    done = [0] * clients
+    deadline = time.monotonic() + seconds
+
+    def client(i: int) -> None:
+        rng = random.Random(i)
+        with server.connect() as conn:
+            cur = conn.cursor()
+            cur.execute("USE SCHEMA tpch.public")
+            while time.monotonic() < deadline:
+                cur.execute(QUERIES[rng.choice(MIX)])
+                cur.fetchall()
+                done[i] += 1
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(done) / ((time.monotonic() - start) / 60)
