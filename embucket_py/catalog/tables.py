@@ -90,6 +90,7 @@ class SchemaChange:
 
 RENAMED_PROPERTY = "embucket.columns-renamed"
 TEMPORARY_PREFIX = "__TEMP_"
+KIND_PROPERTY = "embucket.kind"
 
 
 class Tables:
@@ -252,6 +253,15 @@ class Tables:
             raise object_not_found("Table", str(ref))
         self.metastore.catalog(ref.database).drop_table(ref.identifier)
         return True
+
+    def kind(self, ref: TableName, table: Table) -> str:
+        """SHOW TABLES' kind: TABLE or TRANSIENT (a session's own view adds TEMPORARY)."""
+        return table.properties.get(KIND_PROPERTY, "TABLE")
+
+    def mark_transient(self, ref: TableName) -> None:
+        """Records that a table was created TRANSIENT (no Fail-safe; kept like any other here)."""
+        with self.load(ref).transaction() as tx:
+            tx.set_properties({KIND_PROPERTY: "TRANSIENT"})
 
     @staticmethod
     def columns(table: Table) -> list[Column]:

@@ -122,6 +122,10 @@ def create(
 ) -> QueryResult:
     """CREATE ...; a TEMPORARY table or view is made under a name only this session maps."""
     session_view = isinstance(tables, transactions.SessionTables)
+    if d.transient and d.kind == "TABLE" and not d.temporary:
+        result = ddl.create(tables, d, ctx, source, cancel)
+        tables.mark_transient(TableName(*d.parts))
+        return result
     if not d.temporary or d.kind not in ("TABLE", "VIEW") or not session_view:
         return ddl.create(tables, d, ctx, source, cancel)
     assert isinstance(tables, transactions.SessionTables)

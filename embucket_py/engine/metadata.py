@@ -209,7 +209,7 @@ def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
             "name": ref.name,
             "database_name": ref.database,
             "schema_name": ref.schema,
-            "kind": "TABLE",
+            "kind": tables.kind(ref, table),
             "comment": Tables.comment(table) or "",
             "cluster_by": "",
             "rows": rows,

@@ -112,6 +112,9 @@ class SessionTables(Tables):
     def names(self, database: str, schema: str) -> list[str]:
         return sorted({*super().names(database, schema), *self.temporary_names(database, schema)})
 
+    def kind(self, ref: TableName, table: Table) -> str:
+        return "TEMPORARY" if self.is_temporary(ref) else super().kind(ref, table)
+
     # --- reads ------------------------------------------------------------------------------------
 
     def load(self, ref: TableName) -> Table:
