@@ -36,7 +36,7 @@ from embucket_py.engine.metadata_columns import (
 from embucket_py.engine.parameters import parameter_rows
 from embucket_py.engine.query import plan
 from embucket_py.engine.result import QueryResult, StatementType, constant
-from embucket_py.errors import ObjectNotFound, SnowflakeError, object_not_found
+from embucket_py.errors import ObjectNotFound, SnowflakeError, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.metadata import DescribeDef, ShowDef, select_all
@@ -110,6 +110,11 @@ def show(
     if d.kind == "VIEWS":
         rows = _filtered(list(_view_rows(tables, d)), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)
+    if d.kind == "OBJECTS" and d.scope == "SCHEMA" and not _schema_exists(tables, d):
+        # What clients such as dbt check for to learn that a schema is not there yet.
+        raise SqlCompilationError(
+            "Object does not exist, or operation cannot be performed.", code=2043, sqlstate="02000"
+        )
     rows = list(_table_rows(tables, d))
     if d.kind == "OBJECTS":
         rows = sorted([*rows, *_view_rows(tables, d)], key=_object_order)
@@ -117,6 +122,14 @@ def show(
     if d.terse:
         return _result(TERSE, rows, StatementType.SHOW)
     return _result(TABLES if d.kind == "TABLES" else OBJECTS, rows, StatementType.SHOW)
+
+
+def _schema_exists(tables: Tables, d: ShowDef) -> bool:
+    return (
+        d.database is not None
+        and d.schema is not None
+        and tables.metastore.schema_exists(d.database, d.schema)
+    )
 
 
 def _database_names(tables: Tables, d: ShowDef) -> list[str]:
