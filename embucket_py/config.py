@@ -62,6 +62,10 @@ class Settings:
     )
     result_ttl: int = field(default=86400, metadata={"help": "seconds results stay downloadable"})
     workers: int = field(default=8, metadata={"help": "threads that execute statements"})
+    query_memory_mb: int = field(
+        default=0,
+        metadata={"help": "memory one query may hold before it spills to disk (0: a quarter of RAM)"},
+    )
     log_level: str = field(default="info", metadata={"help": "debug, info, warning or error"})
 
     @property

@@ -13,11 +13,11 @@ import uuid
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from datafusion import DataFrame, SessionConfig, SessionContext, col, lit
+from datafusion import DataFrame, RuntimeEnvBuilder, SessionConfig, SessionContext, col, lit
 from pyiceberg.table import Table
 
 from embucket_py.catalog import storage
-from embucket_py.catalog.tables import RENAMED_PROPERTY, TableName, Tables
+from embucket_py.catalog.tables import RENAMED_PROPERTY, ScanFiles, TableName, Tables
 from embucket_py.engine import information_schema
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.time_travel import Version, resolve
@@ -25,6 +25,24 @@ from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.tables import TableUse
 
 _TARGET_PARTITIONS = max(os.cpu_count() or 1, 1)
+
+# Each statement's context gets its own pool of this size: sorts, joins and aggregates that outgrow
+# it spill to temporary files instead of taking the server's memory (see configure_memory).
+_RUNTIME = RuntimeEnvBuilder().with_disk_manager_os().with_fair_spill_pool(1 << 30)
+
+
+def configure_memory(limit_mb: int, spill_dir: str | None = None) -> None:
+    """Sets the per-query memory limit (0: a quarter of physical memory) and where spills go."""
+    global _RUNTIME
+    if limit_mb <= 0:
+        limit_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4 // (1 << 20)
+    builder = RuntimeEnvBuilder()
+    if spill_dir:
+        os.makedirs(spill_dir, exist_ok=True)
+        builder = builder.with_temp_file_path(spill_dir)
+    else:
+        builder = builder.with_disk_manager_os()
+    _RUNTIME = builder.with_fair_spill_pool(limit_mb << 20)
 
 
 def new_context() -> SessionContext:
@@ -36,7 +54,7 @@ def new_context() -> SessionContext:
         # Snowflake reads 1.25 as NUMBER(3,2), an exact decimal, never as a float.
         .set("datafusion.sql_parser.parse_float_as_decimal", "true")
     )
-    ctx = SessionContext(config)
+    ctx = SessionContext(config, _RUNTIME)
     register_functions(ctx)
     # Buckets of s3:// warehouses and volumes, so read_parquet takes their URIs.
     storage.register_object_stores(ctx)
@@ -57,10 +75,18 @@ def table_frame(ctx: SessionContext, table: Table, version: Version | None = Non
         return ctx.table(name)
     if not files.paths:
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
-    if table.properties.get(RENAMED_PROPERTY) == "true":
-        frames = [_by_field_id(ctx, path, table, schema) for path in files.paths]
+    # pyiceberg plans the newest files first; oldest first returns rows in insertion order, as
+    # Snowflake does for small tables read without ORDER BY.
+    paths = files.paths[::-1]
+    renamed = table.properties.get(RENAMED_PROPERTY) == "true"
+    if not renamed and len(paths) > 1 and _scan_bytes(files) <= SMALL_SCAN_BYTES:
+        # One in-memory partition keeps that order (a union of file scans interleaves them).
+        parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
+        return ctx.from_arrow(pa.concat_tables([t.select(schema.names).cast(schema) for t in parts]))
+    if renamed:
+        frames = [_by_field_id(ctx, path, table, schema) for path in paths]
     else:
-        frames = [ctx.read_parquet(path, schema=schema) for path in files.paths]
+        frames = [ctx.read_parquet(path, schema=schema) for path in paths]
     frame = frames[0]
     for other in frames[1:]:
         frame = frame.union(other)
@@ -84,21 +110,39 @@ def _by_field_id(ctx: SessionContext, path: str, table: Table, schema: pa.Schema
     return frame.select(*columns)
 
 
+# Below this much data a statement runs in one partition: rows then come out in the order they
+# were read (and groups in first-seen order), as Snowflake returns small results.
+SMALL_SCAN_BYTES = 32 << 20
+
+
+def _scan_bytes(files: ScanFiles) -> int:
+    return sum(f.file_size_in_bytes for f in files.files)
+
+
 def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], sql_ctx: SqlContext) -> None:
     """Registers each table reference of a query at the snapshot it asks for."""
+    total = 0
     for use in uses:
-        if ctx.table_exist(use.registered_as):
-            ctx.deregister_table(use.registered_as)
-        if information_schema.is_information_schema(use.schema):
-            data = information_schema.build_for_query(tables, use.database, use.name, sql_ctx)
-            ctx.register_table(use.registered_as, ctx.from_arrow(data))
-            continue
-        ref = TableName(use.database, use.schema, use.name)
-        table = tables.load(ref)
-        version = None
-        if use.point is not None:
-            version = resolve(table, str(ref), use.point, sql_ctx)
-        ctx.register_table(use.registered_as, table_frame(ctx, table, version))
+        total += _register_one(ctx, tables, use, sql_ctx)
+    if total <= SMALL_SCAN_BYTES:
+        ctx.sql("SET datafusion.execution.target_partitions = 1")
+
+
+def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: SqlContext) -> int:
+    """Registers one table reference; returns the bytes of data it scans."""
+    if ctx.table_exist(use.registered_as):
+        ctx.deregister_table(use.registered_as)
+    if information_schema.is_information_schema(use.schema):
+        data = information_schema.build_for_query(tables, use.database, use.name, sql_ctx)
+        ctx.register_table(use.registered_as, ctx.from_arrow(data))
+        return 0
+    ref = TableName(use.database, use.schema, use.name)
+    table = tables.load(ref)
+    version = None
+    if use.point is not None:
+        version = resolve(table, str(ref), use.point, sql_ctx)
+    ctx.register_table(use.registered_as, table_frame(ctx, table, version))
+    return Tables.size(table)[1]
 
 
 def register_arrow(ctx: SessionContext, name: str, data: pa.Table) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from embucket_py.catalog import storage
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.config import Settings
+from embucket_py.engine.context import configure_memory
 from embucket_py.engine.executor import Engine
 from embucket_py.server.snowflake.running import QueryRegistry
 from embucket_py.sessions.store import SessionStore
@@ -32,6 +33,7 @@ class ServerState:
                     secret_access_key=settings.s3_secret_access_key,
                 )
             )
+        configure_memory(settings.query_memory_mb, str(settings.data_path / "spill"))
         metastore = Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse)
         engine = Engine(metastore, default_parameters(settings))
         engine.bootstrap(settings.default_database, settings.default_schema)
