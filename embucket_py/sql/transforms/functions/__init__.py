@@ -11,6 +11,12 @@ from sqlglot import exp
 
 _FAMILIES: list[Callable[[exp.Expression], exp.Expression]] = []
 
+# Part A (date/time, conversion, numeric, aggregates, windows, data generation): date/time first, so
+# the other families see its typed results.
+from embucket_py.sql.transforms.functions import datetime as _datetime  # noqa: E402
+
+_FAMILIES.append(_datetime.rewrite)
+
 
 def functions(tree: exp.Expression) -> exp.Expression:
     for rewrite in _FAMILIES:

@@ -1,0 +1,394 @@
+"""Snowflake date/time functions -> DataFusion built-ins (date_part, date_trunc, intervals, to_char).
+
+https://docs.snowflake.com/en/sql-reference/functions-date-time
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from embucket_py.errors import Unsupported
+from embucket_py.sql.transforms.functions.temporal import (
+    SECONDS,
+    SUB_DAY,
+    add,
+    as_temporal,
+    call,
+    cast,
+    chrono_format,
+    int64,
+    intdiv,
+    interval,
+    kind_of,
+    mod,
+    mul,
+    number,
+    part_name,
+    rewrite_all,
+    snowflake_format,
+    string,
+    sub,
+)
+
+_UTC = 'Timestamp(Microsecond, Some("UTC"))'
+_NTZ = "Timestamp(Microsecond, None)"
+_MICROS_PER_DAY = 86_400_000_000
+_MICROS = {"hour": 3_600_000_000, "minute": 60_000_000, "second": 1_000_000, "millisecond": 1000}
+
+# DataFusion's date_part names for Snowflake's parts (same meaning with WEEK_START = 0 and
+# WEEK_OF_YEAR_POLICY = 0, Snowflake's defaults: ISO weeks, Sunday = 0 for DAYOFWEEK).
+_DF_PART = {
+    "year": "year",
+    "quarter": "quarter",
+    "month": "month",
+    "day": "day",
+    "hour": "hour",
+    "minute": "minute",
+    "second": "second",
+    "dayofweek": "dow",
+    "dayofweekiso": "isodow",
+    "dayofyear": "doy",
+    "week": "week",
+    "weekiso": "week",
+    "yearofweek": "isoyear",
+    "yearofweekiso": "isoyear",
+}
+_EPOCH_UNITS = {
+    "epoch_second": "Second",
+    "epoch_millisecond": "Millisecond",
+    "epoch_microsecond": "Microsecond",
+    "epoch_nanosecond": "Nanosecond",
+}
+_TRUNC_PARTS = (
+    "year",
+    "quarter",
+    "month",
+    "week",
+    "day",
+    "hour",
+    "minute",
+    "second",
+    "millisecond",
+    "microsecond",
+)
+_DAYS = ("su", "mo", "tu", "we", "th", "fr", "sa")
+
+
+def _epoch(node: exp.Expression, unit: str) -> exp.Expression:
+    """Whole `unit`s since the epoch (sub-unit digits dropped), as BIGINT."""
+    return int64(call("arrow_cast", node, string(f"Timestamp({unit}, None)")))
+
+
+def date_part(part: str, value: exp.Expression) -> exp.Expression:
+    value = as_temporal(value)
+    if part in _DF_PART:
+        return int64(call("date_part", string(_DF_PART[part]), value))
+    if part in _EPOCH_UNITS:
+        return _epoch(value, _EPOCH_UNITS[part])
+    if part in ("millisecond", "microsecond", "nanosecond"):
+        # DataFusion counts the seconds too; Snowflake gives only the fraction.
+        scale = {"millisecond": 1000, "microsecond": 1_000_000, "nanosecond": 1_000_000_000}[part]
+        return mod(int64(call("date_part", string(part), value)), number(scale))
+    raise Unsupported(f"date or time part '{part}' in DATE_PART/EXTRACT")
+
+
+def _date_part_node(node: exp.Expression) -> exp.Expression:
+    return date_part(part_name(node.this), node.expression)
+
+
+_PART_FUNCTIONS: dict[type[exp.Expression], str] = {
+    exp.Year: "year",
+    exp.Quarter: "quarter",
+    exp.Month: "month",
+    exp.Day: "day",
+    exp.DayOfMonth: "day",
+    exp.Hour: "hour",
+    exp.Minute: "minute",
+    exp.Second: "second",
+    exp.DayOfWeek: "dayofweek",
+    exp.DayOfWeekIso: "dayofweekiso",
+    exp.DayOfYear: "dayofyear",
+    exp.Week: "week",
+    exp.WeekOfYear: "weekiso",
+    exp.YearOfWeek: "yearofweek",
+    exp.YearOfWeekIso: "yearofweekiso",
+}
+
+
+def _wrap_day(micros: exp.Expression) -> exp.Expression:
+    """Microseconds folded into one day, as TIME (Snowflake's TIME arithmetic wraps at midnight)."""
+    day = number(_MICROS_PER_DAY)
+    return call(
+        "arrow_cast", mod(add(mod(micros, day), day.copy()), day.copy()), string("Time64(Microsecond)")
+    )
+
+
+def _time_add(value: exp.Expression, amount: exp.Expression, part: str) -> exp.Expression:
+    """TIME + n parts (DataFusion turns TIME + INTERVAL into an interval)."""
+    if part not in _MICROS and part not in ("microsecond", "nanosecond"):
+        raise Unsupported(f"adding '{part}' to a TIME")
+    micros = int64(call("arrow_cast", value, string("Time64(Microsecond)")))
+    step = (
+        intdiv(amount, number(1000))
+        if part == "nanosecond"
+        else mul(int64(amount), number(_MICROS.get(part, 1)))
+    )
+    return _wrap_day(add(micros, step))
+
+
+def date_add(part: str, amount: exp.Expression, value: exp.Expression) -> exp.Expression:
+    kind = kind_of(value)
+    if kind == "time":
+        return _time_add(value, amount, part)
+    if part in SUB_DAY:
+        base = value if kind in ("timestamp", "timestamptz") else cast(value, "TIMESTAMP")
+    else:
+        base = as_temporal(value)
+    return add(base, interval(amount, part))
+
+
+def _date_add_node(node: exp.Expression) -> exp.Expression:
+    return date_add(part_name(node.args.get("unit") or exp.Var(this="day")), node.expression, node.this)
+
+
+def _trunc(part: str, value: exp.Expression) -> exp.Expression:
+    return call("date_trunc", string(part), as_temporal(value))
+
+
+def date_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expression:
+    """Snowflake counts the `part` boundaries crossed between the two values."""
+    start, end = as_temporal(start), as_temporal(end)
+    if part in ("year", "quarter", "month"):
+
+        def months(v: exp.Expression) -> exp.Expression:
+            year = int64(call("date_part", string("year"), v))
+            if part == "year":
+                return year
+            within = int64(call("date_part", string(part), v))
+            return add(mul(year, number(4 if part == "quarter" else 12)), within)
+
+        return sub(months(end), months(start))
+    if part in ("week", "day"):
+
+        def days(v: exp.Expression) -> exp.Expression:
+            return cast(_trunc("week", v) if part == "week" else v, "DATE")
+
+        diff = int64(sub(days(end), days(start)))
+        return intdiv(diff, number(7)) if part == "week" else diff
+    if part in SECONDS:
+        seconds = sub(_epoch(_trunc(part, end), "Second"), _epoch(_trunc(part, start), "Second"))
+        return intdiv(seconds, number(SECONDS[part]))
+    if part in ("millisecond", "microsecond", "nanosecond"):
+        unit = part.capitalize()
+        return sub(_epoch(end, unit), _epoch(start, unit))
+    raise Unsupported(f"date or time part '{part}' in DATEDIFF")
+
+
+def _date_diff_node(node: exp.Expression) -> exp.Expression:
+    return date_diff(part_name(node.args.get("unit") or exp.Var(this="day")), node.expression, node.this)
+
+
+def date_trunc(part: str, value: exp.Expression) -> exp.Expression:
+    if part not in _TRUNC_PARTS:
+        if part == "nanosecond":
+            return value
+        raise Unsupported(f"date or time part '{part}' in DATE_TRUNC")
+    truncated = _trunc(part, value)
+    kind = kind_of(value)
+    if kind == "date":
+        return cast(truncated, "DATE")
+    if kind == "time":
+        return truncated
+    if kind == "timestamptz":
+        return call("arrow_cast", truncated, string(_UTC))
+    # Keeps microseconds (DataFusion answers nanoseconds for a DATE input).
+    return call("arrow_cast", truncated, string(_NTZ))
+
+
+def _last_day(value: exp.Expression, part: str) -> exp.Expression:
+    day = cast(as_temporal(value), "DATE")
+    if part == "week":
+        return cast(add(_trunc("week", day), interval(number(6), "day")), "DATE")
+    if part not in ("year", "quarter", "month"):
+        raise Unsupported(f"date or time part '{part}' in LAST_DAY")
+    start = _trunc(part, day)
+    return cast(sub(add(start, interval(number(1), part)), interval(number(1), "day")), "DATE")
+
+
+def _weekday(node: exp.Expression) -> int:
+    if not isinstance(node, exp.Literal) or not node.is_string:
+        raise Unsupported("NEXT_DAY/PREVIOUS_DAY with a day name that is not a constant")
+    prefix = node.name.strip().lower()[:2]
+    if prefix not in _DAYS:
+        raise Unsupported(f"day of week '{node.name}'")
+    return _DAYS.index(prefix)
+
+
+def _next_day(value: exp.Expression, name: exp.Expression, forward: bool) -> exp.Expression:
+    target = number(_weekday(name))
+    day = cast(as_temporal(value), "DATE")
+    dow = int64(call("date_part", string("dow"), day))
+    gap = sub(target, dow) if forward else sub(dow, target)
+    moved = interval(add(mod(add(gap, number(6)), number(7)), number(1)), "day")
+    return cast(add(day, moved) if forward else sub(day, moved), "DATE")
+
+
+def _add_months(value: exp.Expression, amount: exp.Expression) -> exp.Expression:
+    """ADD_MONTHS keeps a month-end a month-end (DATEADD does not)."""
+    value = as_temporal(value)
+    moved = add(value, interval(amount, "month"))
+    at_end = exp.EQ(this=cast(value, "DATE"), expression=_last_day(value, "month"))
+    return exp.Case(ifs=[exp.If(this=at_end, true=_last_day(moved, "month"))], default=moved.copy())
+
+
+def _date_from_parts(year: exp.Expression, month: exp.Expression, day: exp.Expression) -> exp.Expression:
+    """Months and days out of range roll over, as in Snowflake (month 13 = January next year)."""
+    start = call("make_date", year, number(1), number(1))
+    months = interval(sub(month, number(1)), "month")
+    days = interval(sub(day, number(1)), "day")
+    return cast(add(add(start, months), days), "DATE")
+
+
+def _time_micros(
+    hour: exp.Expression, minute: exp.Expression, second: exp.Expression, nanos: exp.Expression | None
+) -> exp.Expression:
+    total = add(
+        add(mul(int64(hour), number(3_600_000_000)), mul(int64(minute), number(60_000_000))),
+        mul(int64(second), number(1_000_000)),
+    )
+    return add(total, intdiv(nanos, number(1000))) if nanos is not None else total
+
+
+def _micros_interval(micros: exp.Expression) -> exp.Expression:
+    text = call("concat", cast(micros, "VARCHAR"), string(" microseconds"))
+    return exp.Cast(this=text, to=exp.DataType.build("INTERVAL"))
+
+
+def _time_from_parts(node: exp.Expression) -> exp.Expression:
+    micros = _time_micros(node.args["hour"], node.args["min"], node.args["sec"], node.args.get("nano"))
+    return _wrap_day(micros)
+
+
+def _timestamp_from_parts(args: list[exp.Expression], tz: bool) -> exp.Expression:
+    if len(args) == 2:
+        day, time = args
+        micros = int64(call("arrow_cast", time, string("Time64(Microsecond)")))
+        ts = add(cast(day, "TIMESTAMP"), _micros_interval(micros))
+    elif 6 <= len(args) <= 7:
+        year, month, day, hour, minute, second = args[:6]
+        nanos = args[6] if len(args) > 6 else None
+        date = cast(_date_from_parts(year, month, day), "TIMESTAMP")
+        ts = add(date, _micros_interval(_time_micros(hour, minute, second, nanos)))
+    elif len(args) == 8:
+        raise Unsupported("TIMESTAMP_TZ_FROM_PARTS with a time zone argument")
+    else:
+        raise Unsupported("TIMESTAMP_FROM_PARTS with this number of arguments")
+    return call("arrow_cast", ts, string(_UTC if tz else _NTZ))
+
+
+def _timestamp_from_parts_node(node: exp.Expression) -> exp.Expression:
+    names = ("year", "month", "day", "hour", "min", "sec", "nano")
+    if node.args.get("zone") is not None:
+        raise Unsupported("TIMESTAMP_FROM_PARTS with a time zone argument")
+    if node.args.get("year") is None:
+        return _timestamp_from_parts([node.this, node.expression], tz=False)
+    return _timestamp_from_parts([node.args[n] for n in names if node.args.get(n) is not None], tz=False)
+
+
+def _time_slice(node: exp.Expression) -> exp.Expression:
+    part = part_name(node.args.get("unit"))
+    size = node.expression
+    kind = kind_of(node.this)
+    base = as_temporal(node.this)
+    end = isinstance(node.args.get("kind"), exp.Literal) and node.args["kind"].name.upper() == "END"
+    if part in ("year", "quarter", "month"):
+        step = {"year": 12, "quarter": 3, "month": 1}[part]
+        year = int64(call("date_part", string("year"), base))
+        month = int64(call("date_part", string("month"), base))
+        months = add(mul(sub(year, number(1970)), number(12)), sub(month, number(1)))
+        width = mul(int64(size), number(step))
+        start = sub(months, mod(months.copy(), width))
+        if end:
+            start = add(start, width.copy())
+        result = add(cast(string("1970-01-01"), "TIMESTAMP"), interval(start, "month"))
+    else:
+        # Slices are aligned to 1970-01-01 00:00:00 (weeks to the Monday after it).
+        origin = "1970-01-05" if part == "week" else "1970-01-01"
+        ts = cast(base, "TIMESTAMP") if kind == "date" else base
+        result = call("date_bin", interval(size, part), ts, cast(string(origin), "TIMESTAMP"))
+        if end:
+            result = add(result, interval(size.copy(), part))
+    return cast(result, "DATE") if kind == "date" else call("arrow_cast", result, string(_NTZ))
+
+
+def _to_char(node: exp.Expression) -> exp.Expression:
+    fmt = node.args.get("format")
+    if fmt is None:
+        return node
+    chrono = chrono_format(fmt) if isinstance(node, exp.TimeToStr) else snowflake_format(fmt)
+    return call("to_char", as_temporal(node.this), chrono)
+
+
+_SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] = {
+    exp.Extract: _date_part_node,
+    exp.DateAdd: _date_add_node,
+    exp.TimeAdd: _date_add_node,
+    exp.TimestampAdd: _date_add_node,
+    exp.TsOrDsAdd: _date_add_node,
+    exp.DateDiff: _date_diff_node,
+    exp.TimestampDiff: _date_diff_node,
+    exp.TimestampTrunc: lambda n: date_trunc(part_name(n.args.get("unit")), n.this),
+    exp.DateTrunc: lambda n: date_trunc(part_name(n.args.get("unit")), n.this),
+    exp.LastDay: lambda n: _last_day(n.this, part_name(n.args["unit"]) if n.args.get("unit") else "month"),
+    exp.NextDay: lambda n: _next_day(n.this, n.expression, True),
+    exp.PreviousDay: lambda n: _next_day(n.this, n.expression, False),
+    exp.Dayname: lambda n: call("to_char", as_temporal(n.this), string("%a")),
+    exp.Monthname: lambda n: call("to_char", as_temporal(n.this), string("%b")),
+    exp.AddMonths: lambda n: _add_months(n.this, n.expression),
+    exp.DateFromParts: lambda n: _date_from_parts(n.args["year"], n.args["month"], n.args["day"]),
+    exp.TimeFromParts: _time_from_parts,
+    exp.TimestampFromParts: _timestamp_from_parts_node,
+    exp.TimeSlice: _time_slice,
+    exp.ToChar: _to_char,
+    exp.TimeToStr: _to_char,
+    exp.Localtime: lambda n: call("current_time"),
+    exp.CurrentDate: lambda n: call("current_date"),
+}
+
+_ANONYMOUS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
+    "TIMESTAMP_NTZ_FROM_PARTS": lambda a: _timestamp_from_parts(a, tz=False),
+    "TIMESTAMP_LTZ_FROM_PARTS": lambda a: _timestamp_from_parts(a, tz=True),
+    "TIMESTAMP_TZ_FROM_PARTS": lambda a: _timestamp_from_parts(a, tz=True),
+}
+
+
+def _current_timestamp(node: exp.CurrentTimestamp) -> exp.Expression:
+    if node.args.get("sysdate"):
+        # SYSDATE() is the UTC wall clock as TIMESTAMP_NTZ.
+        return call("arrow_cast", call("now"), string(_NTZ))
+    return call("arrow_cast", call("now"), string(_UTC))
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    handler = _SIMPLE.get(type(node))
+    if handler is not None:
+        return handler(node)
+    if isinstance(node, exp.CurrentTimestamp):
+        return _current_timestamp(node)
+    if isinstance(node, exp.Anonymous):
+        anon = _ANONYMOUS.get(node.name.upper())
+        if anon is not None:
+            return anon(list(node.expressions))
+    part = _PART_FUNCTIONS.get(type(node))
+    if part is not None:
+        return date_part(part, node.this)
+    return node
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    return rewrite_all(tree, _rewrite)
+
+
+__all__ = ["chrono_format", "date_add", "date_diff", "date_part", "date_trunc", "rewrite"]
