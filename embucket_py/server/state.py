@@ -9,7 +9,10 @@ from embucket_py.catalog.metastore import Metastore
 from embucket_py.config import Settings
 from embucket_py.engine.context import configure_memory
 from embucket_py.engine.executor import Engine
+from embucket_py.server.iceberg_rest import auth as iceberg_auth
+from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.running import QueryRegistry
+from embucket_py.sessions.persisted import PersistedSessionStore
 from embucket_py.sessions.store import SessionStore
 
 
@@ -38,13 +41,23 @@ class ServerState:
         engine = Engine(metastore, default_parameters(settings))
         engine.bootstrap(settings.default_database, settings.default_schema)
         metastore.ensure_user(settings.user, settings.password)
-        return cls(
-            settings,
-            metastore,
-            engine,
+        sessions, queries = _stores(settings, metastore)
+        return cls(settings, metastore, engine, sessions, queries)
+
+
+def _stores(settings: Settings, metastore: Metastore) -> tuple[SessionStore, QueryRegistry]:
+    """In memory for one process; in the metastore, under the shared secret, for several."""
+    if not settings.secret:
+        return (
             SessionStore(settings.session_ttl, settings.master_ttl),
             QueryRegistry(settings.workers, settings.result_ttl),
         )
+    iceberg_auth.use_secret(settings.secret)
+    shared = SharedResults(metastore.engine, settings.secret)
+    return (
+        PersistedSessionStore(metastore.engine, settings.secret, settings.session_ttl, settings.master_ttl),
+        QueryRegistry(settings.workers, settings.result_ttl, shared),
+    )
 
 
 def default_parameters(settings: Settings) -> dict[str, object]:

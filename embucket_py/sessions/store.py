@@ -5,10 +5,14 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from embucket_py.errors import MasterTokenExpired, SessionGone, SessionTokenExpired
 from embucket_py.sessions.session import Session
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -101,3 +105,10 @@ class SessionStore:
     def heartbeat(self, token: str) -> None:
         """Checks the token (raising like get() does); sessions live as long as their master token."""
         self.get(token)
+
+    def save(self, session: Session) -> None:
+        """Persists a session's changed state (in memory there is nothing to do)."""
+
+    def after(self, session: Session, work: Callable[..., T]) -> Callable[..., T]:
+        """Wraps a statement's work so the session is saved when it ends (here: unchanged)."""
+        return work

@@ -38,6 +38,13 @@ class OAuthError(Exception):
         return {"error": self.error, "error_description": self.description}
 
 
+def use_secret(secret: str) -> None:
+    """Derives the signing key from the servers' shared secret, so every server (and a restarted
+    one) accepts the tokens any of them issued."""
+    global _KEY
+    _KEY = hashlib.sha256(b"embucket-iceberg-oauth|" + secret.encode()).digest()
+
+
 def _sign(payload: str) -> str:
     return hmac.new(_KEY, payload.encode(), hashlib.sha256).hexdigest()
 

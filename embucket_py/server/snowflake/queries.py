@@ -35,7 +35,9 @@ async def query_request(request: Request) -> JSONResponse:
         describe_only=bool(body.get("describeOnly")),
     )
     record = state.queries.new(session.id, run.sql, request_id)
-    state.queries.start(record, functools.partial(execution.run, state, session, run))
+    work = functools.partial(execution.run, state, session, run)
+    # Shared mode writes the session back (USE, SET, ALTER SESSION) when the statement ends.
+    state.queries.start(record, state.sessions.after(session, work))
     if body.get("asyncExec"):
         return ok(
             {

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.encoding import EncodedResult
 
 log = logging.getLogger(__name__)
@@ -68,12 +69,20 @@ class QueryRecord:
         }
 
 
+def _from_shared(fields: dict[str, Any] | None) -> QueryRecord | None:
+    """A record another server (or an earlier Lambda invocation) stored, as a local record."""
+    return QueryRecord(**fields) if fields is not None else None
+
+
 class QueryRegistry:
     """Runs statements on a thread pool and keeps their records until they expire."""
 
-    def __init__(self, workers: int, result_ttl: int) -> None:
+    def __init__(self, workers: int, result_ttl: int, shared: SharedResults | None = None) -> None:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embucket-query")
         self.result_ttl = result_ttl
+        # Shared mode: records also go to the metastore, for the other servers to answer from.
+        self.shared = shared
+        self._unshared: list[QueryRecord] = []
         self._records: dict[str, QueryRecord] = {}
         self._by_request: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -85,16 +94,35 @@ class QueryRegistry:
             self._records[record.id] = record
             if request_id:
                 self._by_request[request_id] = record.id
+            if self.shared is not None:
+                self._unshared.append(record)
+        if self.shared is not None:
+            self.shared.save(record)
         return record
 
     def get(self, query_id: str) -> QueryRecord | None:
         with self._lock:
-            return self._records.get(query_id)
+            record = self._records.get(query_id)
+        if record is None and self.shared is not None:
+            return _from_shared(self.shared.load(query_id))
+        return record
 
     def by_request(self, request_id: str) -> QueryRecord | None:
         with self._lock:
             query_id = self._by_request.get(request_id)
+        if query_id is None and self.shared is not None:
+            return _from_shared(self.shared.by_request(request_id))
         return self.get(query_id) if query_id else None
+
+    def _share_finished(self) -> None:
+        """Writes every finished record (children of multi-statement requests too) to the store."""
+        if self.shared is None:
+            return
+        with self._lock:
+            done = [r for r in self._unshared if r.done]
+            self._unshared = [r for r in self._unshared if not r.done]
+        for record in done:
+            self.shared.save(record)
 
     def start(self, record: QueryRecord, work: Callable[[QueryRecord], EncodedResult]) -> None:
         def run() -> None:
@@ -112,6 +140,7 @@ class QueryRegistry:
                     record.error = QueryCanceled("SQL execution canceled")
                     record.result = None
                 record.end = time.time()
+                self._share_finished()
 
         record.future = self.pool.submit(run)
 
@@ -135,6 +164,8 @@ class QueryRegistry:
 
     def _expire(self) -> None:
         cutoff = time.time() - self.result_ttl
+        if self.shared is not None:
+            self.shared.expire(self.result_ttl)
         with self._lock:
             old = [qid for qid, r in self._records.items() if r.end is not None and r.end < cutoff]
             for qid in old:
