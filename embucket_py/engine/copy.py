@@ -1,0 +1,259 @@
+"""COPY INTO <table> (load): staged files -> one Iceberg append, with Snowflake's per-file rows.
+https://docs.snowflake.com/en/sql-reference/sql/copy-into-table
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from embucket_py import naming
+from embucket_py.catalog.tables import QUERY_ID_PROPERTY, TableName, Tables
+from embucket_py.engine.context import new_context, register_arrow
+from embucket_py.engine.failures import from_datafusion
+from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.engine.stages import NUMBER, TEXT, Resolved, StageResolver
+from embucket_py.errors import SqlCompilationError, Unsupported
+from embucket_py.sessions.session import Session
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.stages import CopyLoadDef
+from embucket_py.sql.translate import translate_query
+from embucket_py.stages import staged_sql
+from embucket_py.stages.convert import Target
+from embucket_py.stages.fileio import StagedFile, StageStore
+from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
+from embucket_py.stages.load import FileOutcome, FileRequest, OnError, load_file, on_error
+from embucket_py.stages.sink import DataFileSink
+
+COPY_TYPE = StatementType.INSERT  # COPY answers like DML: JSON rows the client does not count
+RESULT_COLUMNS = [
+    ("file", TEXT), ("status", TEXT), ("rows_parsed", NUMBER), ("rows_loaded", NUMBER),
+    ("error_limit", NUMBER), ("errors_seen", NUMBER), ("first_error", TEXT), ("first_error_line", NUMBER),
+    ("first_error_character", NUMBER), ("first_error_column_name", TEXT),
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Source:
+    store: StageStore
+    path: str
+    display: str  # prefix of reported file names
+    fmt: FileFormat
+
+
+def source_of(
+    resolver: StageResolver, session: Session, d: CopyLoadDef, ctx: SqlContext
+) -> tuple[Source, Resolved | None]:
+    inline = d.options.get("FILE_FORMAT")
+    if d.source is not None:
+        resolved = resolver.resolve(d.source, session)
+        fmt = resolver.stage_format(resolved, inline, session, ctx)
+        return Source(resolved.store, resolved.path, resolved.display, fmt), resolved
+    assert d.url is not None
+    root, _, path = d.url.partition("://")
+    bucket, _, rest = path.partition("/")
+    store = StageStore(f"{root}://{bucket}", d.credentials, d.options.get("ENDPOINT"))
+    fmt = resolver.named_or_inline(inline or {}, session, ctx)
+    return Source(store, rest, store.root, fmt), None
+
+
+def selected_files(source: Source, d: CopyLoadDef) -> list[StagedFile]:
+    files_option = d.options.get("FILES")
+    if files_option is not None:
+        names = files_option if isinstance(files_option, list) else [files_option]
+        base = source.path.rstrip("/")
+        found = []
+        for name in names:
+            path = f"{base}/{name}" if base else str(name)
+            info = source.store.info(path)
+            if info is not None:
+                found.append(info)
+        return found
+    pattern = d.options.get("PATTERN")
+    return source.store.list(source.path, str(pattern) if pattern else None)
+
+
+def _targets(tables: Tables, ref: TableName, columns: list[str] | None) -> list[Target]:
+    table_columns = Tables.columns(tables.load(ref))
+    by_name = {c.name: c for c in table_columns}
+    chosen = [by_name[c] for c in columns] if columns else table_columns
+    return [Target(c.name, naming.stored(c.name), c.type, c.nullable) for c in chosen]
+
+
+def _matcher(mode: str, targets: list[Target]) -> Callable[[list[str], ReadState], list[str | None]]:
+    def match(names: list[str], state: ReadState) -> list[str | None]:
+        header = state.header
+        available = header if header is not None else names
+        result: list[str | None] = []
+        for t in targets:
+            if mode == "CASE_SENSITIVE":
+                found = t.name if t.name in available else None
+            else:
+                found = next((n for n in available if n.upper() == t.name.upper()), None)
+            if found is not None and header is not None:
+                found = names[header.index(found)]
+            result.append(found)
+        return result
+
+    return match
+
+
+def _positional(targets: list[Target]) -> Callable[[list[str], ReadState], list[str | None]]:
+    return lambda names, state: [names[i] if i < len(names) else None for i in range(len(targets))]
+
+
+def _transform(select: exp.Select, fmt: FileFormat, display: str, ctx: SqlContext,
+               count: int) -> Callable[[pa.RecordBatch], pa.RecordBatch]:  # fmt: skip
+    """Runs the COPY transformation over each raw batch; outputs t0..tn plus the line numbers."""
+    df_ctx = new_context()
+    compiled: dict[str, str] = {}
+
+    def run(batch: pa.RecordBatch) -> pa.RecordBatch:
+        names = [n for n in batch.schema.names if n != LINE_COLUMN]
+        named = fmt.type != "CSV" and not all(n.startswith("c") and n[1:].isdigit() for n in names)
+        raw = batch
+        if named:
+            raw = batch.rename_columns([f"n{i}" for i in range(len(names))] + [LINE_COLUMN])
+        raw = raw.append_column(staged_sql.FILENAME, pa.array([display] * raw.num_rows, pa.string()))
+        key = ",".join(names)
+        if key not in compiled:
+            tree = staged_sql.rewrite(select, names if named else None)
+            tree.append("expressions", exp.column(staged_sql.LINE, quoted=True))
+            compiled[key] = translate_query(tree, ctx, None).sql
+        register_arrow(df_ctx, staged_sql.STAGE_TABLE, pa.Table.from_batches([raw]))
+        try:
+            out = df_ctx.sql(compiled[key]).to_arrow_table().combine_chunks()
+        except Exception as e:
+            raise from_datafusion(e) from None
+        if out.num_columns - 1 != count:
+            raise SqlCompilationError(
+                f"Insert value list does not match column list expecting {count} but got {out.num_columns - 1}",
+                code=2020, sqlstate="21S01",
+            )  # fmt: skip
+        arrays = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in out.columns]
+        return pa.RecordBatch.from_arrays(arrays, names=[f"t{i}" for i in range(count)] + [LINE_COLUMN])
+
+    return run
+
+
+def copy_into_table(
+    tables: Tables, resolver: StageResolver, session: Session, d: CopyLoadDef, ctx: SqlContext
+) -> QueryResult:
+    """Raises: LoadAborted (ABORT_STATEMENT), FileFormatError, ObjectNotFound, Unsupported."""
+    ref = TableName(*d.table)
+    targets = _targets(tables, ref, d.columns)
+    source, _ = source_of(resolver, session, d, ctx)
+    fmt = source.fmt
+    policy = on_error(d.options.get("ON_ERROR"))
+    force = bool(d.options.get("FORCE"))
+    validation = str(d.options.get("VALIDATION_MODE") or "").upper()
+    table_key = ".".join(naming.stored(p) for p in d.table)
+    history = {} if force or validation else resolver.registry.loaded_files(table_key)
+    files = [f for f in selected_files(source, d) if history.get(f.uri) != f.etag]
+    if not files:
+        return status("Copy executed with 0 files processed.", COPY_TYPE)
+    match_mode = str(d.options.get("MATCH_BY_COLUMN_NAME") or "NONE").upper()
+    as_columns = match_mode != "NONE"
+    if d.query is None and not as_columns and fmt.type != "CSV":
+        if len(targets) != 1 or targets[0].type.kind not in ("VARIANT", "OBJECT", "ARRAY"):
+            raise SqlCompilationError(
+                f"{fmt.type} file format can produce one and only one column of type variant, object, or "
+                "array. Load data into separate columns using the MATCH_BY_COLUMN_NAME copy option or copy "
+                "with transformation.", code=2019, sqlstate="0A000",
+            )  # fmt: skip
+        if fmt.type == "PARQUET":
+            raise Unsupported("Loading Parquet rows into one VARIANT column is not supported yet.")
+    if as_columns and fmt.type == "CSV" and not fmt.option("PARSE_HEADER"):
+        raise SqlCompilationError("MATCH_BY_COLUMN_NAME for CSV needs the file format option PARSE_HEADER = TRUE.",
+                                  code=2019, sqlstate="0A000")  # fmt: skip
+    if validation.startswith("RETURN_") and validation != "RETURN_ERRORS" and validation != "RETURN_ALL_ERRORS":
+        return _validate_rows(tables, ref, targets, source, files, fmt, d, ctx, validation, as_columns)
+    table = tables.load(ref)
+    sink = DataFileSink(table)
+    df_ctx = new_context()
+    outcomes: list[FileOutcome] = []
+    loaded: list[tuple[str, str, int]] = []
+    try:
+        for file in files:
+            request = _request(source, file, fmt, targets, d, ctx, match_mode, ref.name)
+            mark = sink.mark()
+            run_policy = OnError("CONTINUE") if validation else policy
+            outcome = load_file(df_ctx, request, run_policy, sink.add, as_columns=as_columns)
+            if outcome.status == "LOAD_FAILED" or validation:
+                sink.rollback(mark)
+            outcomes.append(outcome)
+            if outcome.status != "LOAD_FAILED":
+                loaded.append((file.uri, file.etag, outcome.rows_loaded))
+        if validation:
+            sink.abort()
+            return _errors_result(outcomes)
+        properties = {QUERY_ID_PROPERTY: ctx.query_id} if ctx.query_id else {}
+        sink.commit(lambda: tables.load(ref), properties)
+    except BaseException:
+        sink.abort()
+        raise
+    resolver.registry.record_loads(table_key, loaded)
+    if d.options.get("PURGE"):
+        for file in files:
+            if any(uri == file.uri for uri, _, _ in loaded):
+                source.store.delete(file.path)
+    return constant(RESULT_COLUMNS, [o.row() for o in outcomes], COPY_TYPE)
+
+
+def _request(source: Source, file: StagedFile, fmt: FileFormat, targets: list[Target], d: CopyLoadDef,
+             ctx: SqlContext, match_mode: str, table: str) -> FileRequest:  # fmt: skip
+    display = f"{source.display}{file.path}"
+    transform = None
+    if d.query is not None:
+        transform = _transform(d.query, fmt, display, ctx, len(targets))
+        match = _positional(targets)
+        csv_columns = None
+    elif match_mode != "NONE":
+        match = _matcher(match_mode, targets)
+        csv_columns = None
+    else:
+        match = _positional(targets)
+        strict = fmt.option("ERROR_ON_COLUMN_COUNT_MISMATCH")
+        csv_columns = len(targets) if strict else None
+    return FileRequest(source.store, file, display, fmt, targets, table, match, csv_columns, transform)
+
+
+def _errors_result(outcomes: list[FileOutcome]) -> QueryResult:
+    """VALIDATION_MODE = RETURN_ERRORS: the first error of each file, nothing loaded."""
+    columns = [("ERROR", TEXT), ("FILE", TEXT), ("LINE", NUMBER), ("CHARACTER", NUMBER),
+               ("BYTE_OFFSET", NUMBER), ("CATEGORY", TEXT), ("CODE", NUMBER), ("SQL_STATE", TEXT),
+               ("COLUMN_NAME", TEXT), ("ROW_NUMBER", NUMBER), ("ROW_START_LINE", NUMBER),
+               ("REJECTED_RECORD", TEXT)]  # fmt: skip
+    rows = [
+        (o.first_error_text, o.file, o.first_error.line, o.first_error.character, None, "conversion", None,
+         None, o.column_name, o.first_error.line, o.first_error.line, None)
+        for o in outcomes
+        if o.first_error is not None
+    ]  # fmt: skip
+    return constant(columns, rows, StatementType.SELECT)
+
+
+def _validate_rows(tables: Tables, ref: TableName, targets: list[Target], source: Source,
+                   files: list[StagedFile], fmt: FileFormat, d: CopyLoadDef, ctx: SqlContext,
+                   validation: str, as_columns: bool) -> QueryResult:  # fmt: skip
+    """VALIDATION_MODE = RETURN_<n>_ROWS: the first n rows as they would load (errors abort)."""
+    try:
+        limit = int(validation.removeprefix("RETURN_").removesuffix("_ROWS"))
+    except ValueError:
+        raise Unsupported(f"VALIDATION_MODE = {validation} is not supported.") from None
+    rows: list[pa.RecordBatch] = []
+    df_ctx = new_context()
+    match_mode = str(d.options.get("MATCH_BY_COLUMN_NAME") or "NONE").upper()
+    for file in files:
+        request = _request(source, file, fmt, targets, d, ctx, match_mode, ref.name)
+        load_file(df_ctx, request, OnError("ABORT_STATEMENT"), rows.append, as_columns=as_columns)
+        if sum(b.num_rows for b in rows) >= limit:
+            break
+    data = pa.Table.from_batches(rows).slice(0, limit) if rows else None
+    result_rows: list[tuple[Any, ...]] = [tuple(r.values()) for r in data.to_pylist()] if data else []
+    return constant([(t.name, t.type) for t in targets], result_rows, StatementType.SELECT)
+

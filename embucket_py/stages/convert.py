@@ -1,0 +1,176 @@
+"""Raw staged fields -> a table's column types, batch by batch, with the rows that fail marked.
+
+Conversion is vectorized on DataFusion (TRY_CAST and friends over whole batches): a value that
+is present in the file but NULL after conversion is a conversion error, as are strings longer
+than a VARCHAR(n) and NULLs in NOT NULL columns. Explicit DATE/TIME/TIMESTAMP formats go through
+pyarrow's strptime, which marks failures as NULL too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from datafusion import Expr, SessionContext, col, lit
+from datafusion import functions as f
+
+from embucket_py.types import SfType, to_arrow
+
+_STRPTIME = [("YYYY", "%Y"), ("YY", "%y"), ("MM", "%m"), ("MON", "%b"), ("DD", "%d"), ("HH24", "%H"),
+             ("HH", "%H"), ("MI", "%M"), ("SS", "%S"), ("FF", "%f")]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Target:
+    """One column being loaded: Snowflake name, stored (Iceberg) name, type, nullability."""
+
+    name: str
+    stored: str
+    type: SfType
+    nullable: bool = True
+
+
+@dataclass(frozen=True)
+class RowError:
+    """The first failing row of a batch, in Snowflake's terms."""
+
+    line: int
+    message: str
+    column: int  # 1-based position of the target column
+    character: int
+
+
+@dataclass
+class Converted:
+    good: pa.RecordBatch  # rows without errors, columns named by the targets' stored names
+    errors: int
+    first: RowError | None
+
+
+def _strptime_format(fmt: str) -> str:
+    out = fmt.upper()
+    for snow, py in _STRPTIME:
+        out = out.replace(snow, py)
+    return out
+
+
+def _value(source: Expr, raw_type: pa.DataType, target: SfType) -> Expr:
+    """The expression converting a raw column to a target type (NULL where it cannot)."""
+    arrow = to_arrow(target)
+    textual = pa.types.is_string(raw_type) or pa.types.is_large_string(raw_type)
+    if target.kind in ("TEXT", "VARIANT", "OBJECT", "ARRAY"):
+        return source if textual else source.try_cast(pa.string())
+    if target.kind == "FIXED" and textual:
+        # Snowflake rounds '2.5' into NUMBER(38,0) and accepts surrounding spaces.
+        scale = target.scale or 0
+        wide = f.btrim(source).try_cast(pa.decimal128(38, min(scale + 10, 38)))
+        return f.round(wide, lit(scale)).try_cast(arrow)
+    if target.kind == "BOOLEAN" and textual:
+        lowered = f.lower(f.btrim(source))
+        truthy = lowered.isin([lit(v) for v in ("true", "t", "yes", "y", "on", "1")])
+        falsy = lowered.isin([lit(v) for v in ("false", "f", "no", "n", "off", "0")])
+        return f.when(truthy, lit(True)).when(falsy, lit(False)).otherwise(lit(None).cast(pa.bool_()))
+    if textual:
+        return f.btrim(source).try_cast(arrow)
+    return source.try_cast(arrow)
+
+
+def _message(kind: str, raw: object) -> str:
+    """Snowflake's conversion error text for one value."""
+    text = {
+        "FIXED": "Numeric value '{}' is not recognized",
+        "REAL": "Numeric value '{}' is not recognized",
+        "BOOLEAN": "Boolean value '{}' is not recognized",
+        "DATE": "Date '{}' is not recognized",
+        "TIME": "Time '{}' is not recognized",
+        "BINARY": "The following string is not a legal hex-encoded value: '{}'",
+    }.get(kind, "Timestamp '{}' is not recognized")
+    return text.format(raw)
+
+
+def preformat(batch: pa.RecordBatch, sources: list[str | None], targets: list[Target], formats: dict[str, str]) -> pa.RecordBatch:
+    """Applies explicit DATE/TIME/TIMESTAMP formats in pyarrow (failures become NULL)."""
+    arrays, names = list(batch.columns), list(batch.schema.names)
+    for source, target in zip(sources, targets, strict=True):
+        kind = "TIMESTAMP" if target.type.kind.startswith("TIMESTAMP") else target.type.kind
+        fmt = formats.get(kind)
+        if source is None or not fmt or fmt.upper() == "AUTO" or kind not in ("DATE", "TIMESTAMP", "TIME"):
+            continue
+        i = names.index(source)
+        if not pa.types.is_string(arrays[i].type):
+            continue
+        parsed = pc.strptime(arrays[i], format=_strptime_format(fmt), unit="us", error_is_null=True)
+        arrays[i] = parsed.cast(pa.date32()) if kind == "DATE" else parsed
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def convert(
+    ctx: SessionContext,
+    batch: pa.RecordBatch,
+    sources: list[str | None],
+    targets: list[Target],
+    lines: pa.Array,
+) -> Converted:
+    """Converts one batch; `sources[i]` names the raw column for `targets[i]` (None: NULL)."""
+    frame = ctx.from_arrow(batch)
+    values, flags = [], []
+    for i, (source, target) in enumerate(zip(sources, targets, strict=True)):
+        arrow = to_arrow(target.type)
+        if source is None:
+            value = lit(None).cast(arrow)
+            flag = lit(not target.nullable)
+        else:
+            raw = col(f'"{source}"')
+            value = _value(raw, batch.schema.field(source).type, target.type)
+            flag = raw.is_not_null() & value.is_null()
+            if target.type.kind == "TEXT" and target.type.length:
+                flag = flag | (f.character_length(value) > lit(target.type.length))
+            if not target.nullable:
+                flag = flag | value.is_null()
+        values.append(value.alias(target.stored))
+        flags.append(f.coalesce(flag, lit(False)).alias(f"__e{i}"))
+    out = frame.select(*values, *flags).to_arrow_table().combine_chunks()
+    data = out.select(list(range(len(targets))))
+    flag_columns = [out.column(len(targets) + i) for i in range(len(targets))]
+    if not flag_columns:
+        return Converted(_batch(data), 0, None)
+    bad = flag_columns[0]
+    for flag in flag_columns[1:]:
+        bad = pc.or_(bad, flag)
+    errors = pc.sum(pc.cast(bad, pa.int64())).as_py() or 0
+    if not errors:
+        return Converted(_batch(data), 0, None)
+    row = pc.index(bad, True).as_py()
+    column = next(i for i, flag in enumerate(flag_columns) if flag[row].as_py())
+    first = _row_error(batch, sources, targets, row, column, int(lines[row].as_py()))
+    return Converted(_batch(data.filter(pc.invert(bad))), errors, first)
+
+
+def _row_error(
+    batch: pa.RecordBatch, sources: list[str | None], targets: list[Target], row: int, column: int, line: int
+) -> RowError:
+    target, source = targets[column], sources[column]
+    raw = batch.column(source)[row].as_py() if source is not None else None
+    if raw is None:
+        message = "NULL result in a non-nullable column"
+    elif target.type.kind == "TEXT":
+        message = f"User character length limit ({target.type.length}) exceeded by string '{raw}'"
+    else:
+        message = _message(target.type.kind, raw)
+    # Where the field starts in its line: the lengths of the fields before it, plus delimiters.
+    character = 1
+    for i in range(column):
+        previous = sources[i]
+        value = batch.column(previous)[row].as_py() if previous is not None else None
+        character += len(str(value)) + 1 if value is not None else 1
+    return RowError(line, message, column + 1, character)
+
+
+def _batch(table: pa.Table) -> pa.RecordBatch:
+    batches = table.to_batches()
+    if len(batches) == 1:
+        return batches[0]
+    return pa.RecordBatch.from_arrays(
+        [pa.array([], type=field.type) for field in table.schema], schema=table.schema
+    ) if not batches else table.combine_chunks().to_batches()[0]  # fmt: skip

@@ -1,0 +1,343 @@
+"""File formats: Snowflake's format options, and streaming readers that turn one staged file into
+Arrow batches of raw fields (`c1..cn`, what `$1..$n` name).
+
+CSV fields stay strings here (the load converts them, so it can report per-row errors); JSON
+records are kept as their JSON text (a VARIANT) or read as typed columns for
+MATCH_BY_COLUMN_NAME; Parquet columns keep their types.
+https://docs.snowflake.com/en/sql-reference/sql/create-file-format
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+import pyarrow.json as pjson
+import pyarrow.parquet as pq
+
+from embucket_py.errors import SnowflakeError, Unsupported
+
+BLOCK_SIZE = 16 << 20
+LINE_COLUMN = "__line"
+
+# https://docs.snowflake.com/en/sql-reference/sql/create-file-format#type-csv
+CSV_DEFAULTS: dict[str, Any] = {
+    "FIELD_DELIMITER": ",",
+    "RECORD_DELIMITER": "\n",
+    "SKIP_HEADER": 0,
+    "PARSE_HEADER": False,
+    "FIELD_OPTIONALLY_ENCLOSED_BY": None,
+    "ESCAPE": None,
+    "ESCAPE_UNENCLOSED_FIELD": "\\",
+    "NULL_IF": ["\\N"],
+    "EMPTY_FIELD_AS_NULL": True,
+    "TRIM_SPACE": False,
+    "ERROR_ON_COLUMN_COUNT_MISMATCH": True,
+    "SKIP_BLANK_LINES": False,
+    "DATE_FORMAT": "AUTO",
+    "TIME_FORMAT": "AUTO",
+    "TIMESTAMP_FORMAT": "AUTO",
+    "COMPRESSION": "AUTO",
+    "ENCODING": "UTF8",
+}
+JSON_DEFAULTS: dict[str, Any] = {
+    "STRIP_OUTER_ARRAY": False,
+    "COMPRESSION": "AUTO",
+    "NULL_IF": [],
+    "DATE_FORMAT": "AUTO",
+    "TIME_FORMAT": "AUTO",
+    "TIMESTAMP_FORMAT": "AUTO",
+}
+PARQUET_DEFAULTS: dict[str, Any] = {"BINARY_AS_TEXT": True, "COMPRESSION": "AUTO", "NULL_IF": []}
+_DEFAULTS = {"CSV": CSV_DEFAULTS, "JSON": JSON_DEFAULTS, "PARQUET": PARQUET_DEFAULTS}
+
+
+class FileFormatError(SnowflakeError):
+    """A file cannot be read with its format at all (not a per-row error)."""
+
+    code = 100069
+    sqlstate = "22000"
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    type: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def option(self, name: str) -> Any:
+        return self.options.get(name, _DEFAULTS[self.type].get(name))
+
+    @property
+    def null_if(self) -> list[str]:
+        value = self.option("NULL_IF")
+        return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _none_text(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value.upper() == "NONE"):
+        return None
+    return _unescape(str(value))
+
+
+def _unescape(text: str) -> str:
+    """Snowflake writes delimiters like '\\t' and '\\x01' as escapes inside the string."""
+    if "\\" not in text:
+        return text
+    try:
+        return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return text
+
+
+def file_format(options: dict[str, Any]) -> FileFormat:
+    """Validated format options (TYPE defaults to CSV).
+
+    Raises:
+        Unsupported: a format type this server cannot read (AVRO, ORC, XML).
+    """
+    options = {k.upper(): v for k, v in options.items()}
+    kind = str(options.pop("TYPE", "CSV")).upper()
+    options.pop("FORMAT_NAME", None)
+    if kind not in _DEFAULTS:
+        raise Unsupported(f"File format TYPE = {kind} is not supported.")
+    if "NULL_IF" in options and not isinstance(options["NULL_IF"], list):
+        options["NULL_IF"] = [] if options["NULL_IF"] is None else [options["NULL_IF"]]
+    return FileFormat(kind, options)
+
+
+def show_options(fmt: FileFormat) -> dict[str, Any]:
+    """Every option with its effective value (DESCRIBE / SHOW FILE FORMATS)."""
+    return {"TYPE": fmt.type, **{k: fmt.option(k) for k in _DEFAULTS[fmt.type]}}
+
+
+# --- decompression -------------------------------------------------------------------------------
+
+
+def compression_of(path: str, fmt: FileFormat) -> str:
+    declared = str(fmt.option("COMPRESSION") or "AUTO").upper()
+    if declared != "AUTO":
+        return declared
+    lower = path.lower()
+    for suffix, name in ((".gz", "GZIP"), (".bz2", "BZ2"), (".zst", "ZSTD"), (".deflate", "DEFLATE")):
+        if lower.endswith(suffix):
+            return name
+    return "NONE"
+
+
+def decompressed(stream: BinaryIO, compression: str) -> BinaryIO:
+    """A stream of the file's plain bytes, decompressed on the fly (never all in memory)."""
+    if compression in ("SNAPPY", "LZO", "RAW_DEFLATE", "BROTLI"):
+        raise Unsupported(f"COMPRESSION = {compression} is not supported.")
+    if compression == "GZIP":
+        return gzip.GzipFile(fileobj=stream)  # type: ignore[return-value]
+    if compression == "BZ2":
+        return bz2.BZ2File(stream)  # type: ignore[return-value]
+    if compression == "ZSTD":
+        return pa.CompressedInputStream(stream, "zstd")  # type: ignore[return-value]
+    if compression == "DEFLATE":
+        return pa.CompressedInputStream(stream, "gzip")  # type: ignore[return-value]
+    return stream
+
+
+# --- readers -------------------------------------------------------------------------------------
+
+
+@dataclass
+class BadRow:
+    """A record the parser rejected (wrong number of fields)."""
+
+    line: int
+    text: str
+    columns: int
+
+
+@dataclass
+class ReadState:
+    """What a reader learned while streaming one file (filled as batches are produced)."""
+
+    bad_rows: list[BadRow] = field(default_factory=list)
+    header: list[str] | None = None
+    rows: int = 0
+
+
+def read_csv(
+    stream: BinaryIO, fmt: FileFormat, columns: int | None, state: ReadState
+) -> Iterator[pa.RecordBatch]:
+    """CSV records as batches of string columns c1..cn plus their line numbers.
+
+    `columns` fixes the expected field count (rows with another count become `BadRow`s); None
+    takes it from the first record.
+    """
+    delimiter = _none_text(fmt.option("FIELD_DELIMITER")) or ","
+    record = _none_text(fmt.option("RECORD_DELIMITER")) or "\n"
+    if len(delimiter) != 1:
+        raise Unsupported("A multi-character FIELD_DELIMITER is not supported.")
+    if record not in ("\n", "\r\n"):
+        raise Unsupported("RECORD_DELIMITER other than a newline is not supported.")
+    quote = _none_text(fmt.option("FIELD_OPTIONALLY_ENCLOSED_BY"))
+    escape = _none_text(fmt.option("ESCAPE"))
+    if escape is None and quote is None:
+        escape = _none_text(fmt.option("ESCAPE_UNENCLOSED_FIELD"))
+    skip = int(fmt.option("SKIP_HEADER") or 0)
+    parse_header = bool(fmt.option("PARSE_HEADER"))
+    if parse_header:
+        first = stream.readline().decode().rstrip("\r\n")
+        state.header = [h.strip().strip(quote or "") for h in first.split(delimiter)]
+        columns = len(state.header)
+        skip = max(skip - 1, 0)
+    if columns is None:
+        peek = _peek_line(stream, skip)
+        columns = len(peek.split(delimiter)) if peek is not None else 1
+    names = [f"c{i + 1}" for i in range(columns)]
+    first_line = skip + (1 if parse_header else 0)
+    bad: list[BadRow] = []
+
+    def on_invalid(row: Any) -> str:
+        bad.append(BadRow((row.number or 0) + (1 if parse_header else 0), row.text, row.actual_columns))
+        return "skip"
+
+    nulls = list(fmt.null_if)
+    empty_as_null = bool(fmt.option("EMPTY_FIELD_AS_NULL"))
+    reader = pcsv.open_csv(
+        stream,
+        read_options=pcsv.ReadOptions(
+            column_names=names, skip_rows=skip, use_threads=False, block_size=BLOCK_SIZE
+        ),
+        parse_options=pcsv.ParseOptions(
+            delimiter=delimiter,
+            quote_char=quote or False,
+            double_quote=quote is not None,
+            escape_char=escape or False,
+            newlines_in_values=quote is not None,
+            invalid_row_handler=on_invalid,
+            ignore_empty_lines=bool(fmt.option("SKIP_BLANK_LINES")),
+        ),
+        convert_options=pcsv.ConvertOptions(
+            column_types=dict.fromkeys(names, pa.string()),
+            strings_can_be_null=True,
+            null_values=[*nulls, ""] if empty_as_null else nulls or ["\x00never"],
+            quoted_strings_can_be_null=False,
+        ),
+    )
+    trim = bool(fmt.option("TRIM_SPACE"))
+    seen = 0
+    for batch in _batches(reader):
+        n = batch.num_rows
+        # Line numbers of good rows: their position, shifted by the bad rows before them.
+        bad_lines = sorted(b.line for b in bad)
+        index = pa.array(range(seen + 1, seen + n + 1), pa.int64())
+        lines = pc.add(index, first_line)
+        if bad_lines:
+            lines = _shift_lines(lines, bad_lines)
+        arrays = [pc.utf8_trim_whitespace(c) if trim else c for c in batch.columns]
+        if trim and nulls:
+            arrays = [pc.if_else(pc.is_in(a, pa.array(nulls)), None, a) for a in arrays]
+        seen += n
+        state.rows += n
+        yield pa.RecordBatch.from_arrays([*arrays, lines], names=[*names, LINE_COLUMN])
+    state.bad_rows.extend(bad)
+
+
+def _shift_lines(lines: pa.Array, bad_lines: list[int]) -> pa.Array:
+    """Each good row's physical line, given the physical lines of the rejected rows."""
+    values = lines.to_numpy()
+    bad = pa.array(bad_lines, pa.int64()).to_numpy()
+    # A good row's k-th position maps to the k-th line not taken by a bad row.
+    import numpy as np
+
+    shift = np.searchsorted(bad - np.arange(len(bad)), values, side="right")
+    return pa.array(values + shift)
+
+
+def _peek_line(stream: BinaryIO, skip: int) -> str | None:
+    if not hasattr(stream, "peek"):
+        return None
+    data: bytes = stream.peek(1 << 20)  # type: ignore[attr-defined]
+    lines = data.split(b"\n")
+    return lines[skip].decode(errors="replace").rstrip("\r") if len(lines) > skip else None
+
+
+def _batches(reader: Any) -> Iterator[pa.RecordBatch]:
+    try:
+        yield from reader
+    except pa.ArrowInvalid as e:
+        raise FileFormatError(str(e)) from None
+
+
+def read_json_text(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Iterator[pa.RecordBatch]:
+    """JSON records as their text (one VARIANT column c1), NDJSON or one outer array."""
+    if fmt.option("STRIP_OUTER_ARRAY"):
+        # The outer array holds the records; parse once, then keep each element as JSON text.
+        items = json.load(io.TextIOWrapper(stream, encoding="utf-8"))
+        if not isinstance(items, list):
+            items = [items]
+        for start in range(0, len(items), 65536):
+            chunk = items[start : start + 65536]
+            texts = pa.array([json.dumps(v, separators=(",", ":")) for v in chunk], pa.string())
+            lines = pa.array(range(start + 1, start + len(chunk) + 1), pa.int64())
+            state.rows += len(chunk)
+            yield pa.RecordBatch.from_arrays([texts, lines], names=["c1", LINE_COLUMN])
+        return
+    # Newline-delimited: every non-empty line is one record, read as a single string column.
+    reader = pcsv.open_csv(
+        stream,
+        read_options=pcsv.ReadOptions(column_names=["c1"], use_threads=False, block_size=BLOCK_SIZE),
+        parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False),
+        convert_options=pcsv.ConvertOptions(column_types={"c1": pa.string()}, strings_can_be_null=False),
+    )
+    seen = 0
+    for batch in _batches(reader):
+        text = pc.utf8_trim_whitespace(batch.column(0))
+        keep = pc.not_equal(text, "")
+        lines = pa.array(range(seen + 1, seen + batch.num_rows + 1), pa.int64())
+        seen += batch.num_rows
+        out = pa.RecordBatch.from_arrays([text, lines], names=["c1", LINE_COLUMN]).filter(keep)
+        state.rows += out.num_rows
+        yield out
+
+
+def read_json_columns(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Iterator[pa.RecordBatch]:
+    """JSON records as typed columns named by their keys (for MATCH_BY_COLUMN_NAME)."""
+    if fmt.option("STRIP_OUTER_ARRAY"):
+        items = json.load(io.TextIOWrapper(stream, encoding="utf-8"))
+        table = pa.Table.from_pylist(items if isinstance(items, list) else [items])
+        for batch in table.to_batches(65536):
+            yield _with_lines(batch, state)
+        return
+    try:
+        reader = pjson.open_json(stream, read_options=pjson.ReadOptions(block_size=BLOCK_SIZE))
+    except pa.ArrowInvalid as e:
+        raise FileFormatError(str(e)) from None
+    for batch in _batches(reader):
+        yield _with_lines(batch, state)
+
+
+def read_parquet(source: Any, fmt: FileFormat, state: ReadState) -> Iterator[pa.RecordBatch]:
+    """Parquet row groups as batches (columns keep their names and types)."""
+    try:
+        parquet = pq.ParquetFile(source)
+    except pa.ArrowInvalid as e:
+        raise FileFormatError(str(e)) from None
+    as_text = bool(fmt.option("BINARY_AS_TEXT"))
+    for batch in parquet.iter_batches(batch_size=65536):
+        if as_text:
+            columns = [
+                c.cast(pa.string()) if pa.types.is_binary(c.type) or pa.types.is_large_binary(c.type) else c
+                for c in batch.columns
+            ]
+            batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+        yield _with_lines(batch, state)
+
+
+def _with_lines(batch: pa.RecordBatch, state: ReadState) -> pa.RecordBatch:
+    lines = pa.array(range(state.rows + 1, state.rows + batch.num_rows + 1), pa.int64())
+    state.rows += batch.num_rows
+    return pa.RecordBatch.from_arrays([*batch.columns, lines], names=[*batch.schema.names, LINE_COLUMN])

@@ -1,0 +1,78 @@
+"""Queries over staged files: `$n`, `$1:key`, METADATA$ columns and the `@stage` in FROM become
+references to the raw batch the engine registers as `__stage`.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+STAGE_TABLE = "__stage"
+LINE = "__line"
+FILENAME = "__filename"
+
+
+def _key(node: exp.JSONExtract) -> str | None:
+    """`$1:key` / `$1:"Key"`: the single key it names, if it is that simple."""
+    path = node.expression
+    if not isinstance(path, exp.JSONPath):
+        return None
+    keys = [p for p in path.expressions if not isinstance(p, exp.JSONPathRoot)]
+    if len(keys) == 1 and isinstance(keys[0], exp.JSONPathKey):
+        return str(keys[0].this)
+    return None
+
+
+def _position(node: exp.Expression) -> int | None:
+    if isinstance(node, exp.Parameter) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        return int(node.this.this)
+    return None
+
+
+def rewrite(select: exp.Select, columns: list[str] | None) -> exp.Select:
+    """The query over `__stage`. `columns` are the raw column names of named formats (Parquet,
+    JSON read as columns): `$1:key` then reads that column; otherwise `$n` reads `cn`."""
+    tree = select.copy()
+    for node in list(tree.find_all(exp.JSONExtract)):
+        if columns is None or _position(node.this) != 1:
+            continue
+        key = _key(node)
+        if key is None:
+            continue
+        match = key if key in columns else next((c for c in columns if c.lower() == key.lower()), None)
+        if match is not None:
+            node.replace(exp.column(f"n{columns.index(match)}", quoted=True))
+    for node in list(tree.find_all(exp.Parameter)):
+        n = _position(node)
+        if n is not None:
+            node.replace(exp.column(f"c{n}", quoted=True))
+    for node in list(tree.find_all(exp.Column)):
+        name = node.name.upper()
+        if name == "METADATA$FILENAME":
+            node.replace(exp.column(FILENAME, quoted=True))
+        elif name == "METADATA$FILE_ROW_NUMBER":
+            node.replace(exp.column(LINE, quoted=True))
+    from_ = tree.args.get("from_") or tree.args.get("from")
+    if from_ is not None and isinstance(from_.this, exp.Table):
+        alias = from_.this.args.get("alias")
+        from_.this.replace(exp.Table(this=exp.to_identifier(STAGE_TABLE, quoted=True), alias=alias))
+    return tree
+
+
+def stage_reference(select: exp.Select) -> exp.Table | None:
+    """The `@stage` table a query reads, when its FROM is one."""
+    from_ = select.args.get("from_") or select.args.get("from")
+    table = from_.this if from_ is not None else None
+    if isinstance(table, exp.Table) and isinstance(table.this, exp.Var | exp.Literal):
+        if str(table.this.this).strip("'").startswith("@"):
+            return table
+    return None
+
+
+def stage_options(table: exp.Table) -> dict[str, str]:
+    """(FILE_FORMAT => 'f', PATTERN => '...') written after a stage in FROM."""
+    options = {}
+    for key in ("format", "pattern"):
+        value = table.args.get(key)
+        if value is not None:
+            options[key.upper()] = value.name
+    return options
