@@ -17,9 +17,11 @@ from datafusion import DataFrame, RuntimeEnvBuilder, SessionConfig, SessionConte
 from pyiceberg.table import Table
 
 from embucket_py.catalog import storage
+from embucket_py.catalog.history import history_of
 from embucket_py.catalog.tables import RENAMED_PROPERTY, ScanFiles, TableName, Tables
-from embucket_py.engine import information_schema
+from embucket_py.engine import history, information_schema
 from embucket_py.engine.functions import register_functions
+from embucket_py.engine.scan import ScanStats
 from embucket_py.engine.time_travel import Version, resolve
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.tables import TableUse
@@ -61,12 +63,17 @@ def new_context() -> SessionContext:
     return ctx
 
 
-def table_frame(ctx: SessionContext, table: Table, version: Version | None = None) -> DataFrame:
+def table_frame(
+    ctx: SessionContext, table: Table, version: Version | None = None, stats: ScanStats | None = None
+) -> DataFrame:
     """A DataFrame scanning one snapshot of an Iceberg table (default: the current one)."""
     schema = Tables.arrow_schema(table)
     if version is not None and version.snapshot_id is None:
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
     files = Tables.scan_files(table, version.snapshot_id if version else None)
+    small = _scan_bytes(files) <= SMALL_SCAN_BYTES
+    if stats is not None:
+        stats.add_table(len(files.files), _scan_bytes(files), read_in_full=small or files.has_deletes)
     if files.has_deletes:
         # Delete files (merge-on-read, e.g. from Spark) need Iceberg's own reader. The provider
         # must stay registered for as long as the context runs plans over it.
@@ -79,7 +86,7 @@ def table_frame(ctx: SessionContext, table: Table, version: Version | None = Non
     # Snowflake does for small tables read without ORDER BY.
     paths = files.paths[::-1]
     renamed = table.properties.get(RENAMED_PROPERTY) == "true"
-    if not renamed and len(paths) > 1 and _scan_bytes(files) <= SMALL_SCAN_BYTES:
+    if not renamed and len(paths) > 1 and small:
         # One in-memory partition keeps that order (a union of file scans interleaves them).
         parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
         return ctx.from_arrow(pa.concat_tables([t.select(schema.names).cast(schema) for t in parts]))
@@ -120,7 +127,9 @@ def _scan_bytes(files: ScanFiles) -> int:
 
 
 def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], sql_ctx: SqlContext) -> None:
-    """Registers each table reference of a query at the snapshot it asks for."""
+    """Registers each table reference of a query at the snapshot it asks for; what they hold is
+    counted in the context's `scan_stats`."""
+    ctx.scan_stats = ScanStats()  # type: ignore[attr-defined]
     total = 0
     for use in uses:
         total += _register_one(ctx, tables, use, sql_ctx)
@@ -132,6 +141,11 @@ def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: S
     """Registers one table reference; returns the bytes of data it scans."""
     if ctx.table_exist(use.registered_as):
         ctx.deregister_table(use.registered_as)
+    if use.schema == history.SOURCE_SCHEMA:
+        session_id = int(sql_ctx.values.get("CURRENT_SESSION") or 0)
+        data = history.build(history_of(tables.metastore), use.name, session_id)
+        register_arrow(ctx, use.registered_as, data)
+        return 0
     if information_schema.is_information_schema(use.schema):
         data = information_schema.build_for_query(tables, use.database, use.name, sql_ctx)
         ctx.register_table(use.registered_as, ctx.from_arrow(data))
@@ -141,7 +155,7 @@ def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: S
     version = None
     if use.point is not None:
         version = resolve(table, str(ref), use.point, sql_ctx)
-    ctx.register_table(use.registered_as, table_frame(ctx, table, version))
+    ctx.register_table(use.registered_as, table_frame(ctx, table, version, ctx.scan_stats))
     return Tables.size(table)[1]
 
 

@@ -11,9 +11,10 @@ import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py import __version__
+from embucket_py.catalog.history import history_of
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
-from embucket_py.engine import alter, changes, commands, ddl, dml, metadata, transactions, variables
+from embucket_py.engine import alter, changes, commands, ddl, dml, history, metadata, transactions, variables
 from embucket_py.engine.query import describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
 from embucket_py.engine.time_travel import STATEMENTS
@@ -60,6 +61,9 @@ class Engine:
     def __init__(self, metastore: Metastore, parameter_defaults: dict[str, object]) -> None:
         self.metastore = metastore
         self.tables = Tables(metastore)
+        self.history = history_of(metastore)
+        # AT | BEFORE(STATEMENT => id) of a statement this process no longer remembers.
+        STATEMENTS.fallback = self.history.times
         self.parameter_defaults = parameter_defaults
 
     def prepare(self, text: str) -> list[Statement]:
@@ -115,8 +119,23 @@ class Engine:
             SnowflakeError: any failure, already in Snowflake's terms.
         """
         start = int(time.time() * 1000)
+        text = statement.source.text.strip()
+        if ";" in text.rstrip(";") or len(text) > 1_000_000:
+            text = statement.text  # one statement of several: its own text, as sqlglot writes it
+        tree = history.last_query_ids(statement.tree, self.history, session)
+        tree = history.table_sources(tree if tree is not statement.tree else tree.copy(), session.database)
+        statement = Statement(tree, statement.source)
         try:
-            return self._execute(session, statement, binds, cancel, describe_only, query_id)
+            if query_id is None or describe_only:
+                return self._execute(session, statement, binds, cancel, describe_only, query_id)
+            return history.run_recorded(
+                self.history,
+                session,
+                statement.tree,
+                query_id,
+                text,
+                lambda: self._execute(session, statement, binds, cancel, describe_only, query_id),
+            )
         finally:
             if query_id is not None:
                 STATEMENTS.record(query_id, start, int(time.time() * 1000))

@@ -10,8 +10,10 @@ from datafusion import DataFrame
 from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine import scan
 from embucket_py.engine.context import new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
+from embucket_py.engine.pivot_values import resolve_pivot_values
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
 from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationError
 from embucket_py.sql import views
@@ -41,6 +43,7 @@ def translate(
 ) -> QueryTranslation:
     """Views inlined, then Snowflake -> DataFusion SQL."""
     tree = expand_views(tables, tree.copy(), ctx)
+    tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
 
 
@@ -77,7 +80,9 @@ def run_query(
     cancel: threading.Event | None = None,
 ) -> QueryResult:
     frame, names = plan(tables, tree, ctx, source)
-    return QueryResult(columns_of(frame.schema(), names), stream(frame, cancel), StatementType.SELECT)
+    stats = frame.session_context.scan_stats  # type: ignore[attr-defined]
+    batches = stream(frame, cancel, stats)
+    return QueryResult(columns_of(frame.schema(), names), batches, StatementType.SELECT, scan=stats)
 
 
 def describe_query(
@@ -87,10 +92,13 @@ def describe_query(
     return QueryResult(columns_of(frame.schema(), names), [], StatementType.SELECT)
 
 
-def stream(frame: DataFrame, cancel: threading.Event | None = None) -> Iterator[pa.RecordBatch]:
-    """Executes a DataFrame, yielding Arrow batches; stops between batches once canceled."""
+def stream(
+    frame: DataFrame, cancel: threading.Event | None = None, stats: scan.ScanStats | None = None
+) -> Iterator[pa.RecordBatch]:
+    """Executes a DataFrame, yielding Arrow batches; stops between batches once canceled. The
+    bytes and files its scans read are added to `stats` when the stream ends."""
     try:
-        for batch in frame.execute_stream():
+        for batch in scan.execute(frame, stats):
             if cancel is not None and cancel.is_set():
                 raise QueryCanceled("SQL execution canceled")
             yield batch.to_pyarrow()

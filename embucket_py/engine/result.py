@@ -8,6 +8,7 @@ from enum import IntEnum
 
 import pyarrow as pa
 
+from embucket_py.engine.scan import ScanStats
 from embucket_py.types import SfType, arrow_field, from_arrow_field
 
 
@@ -53,6 +54,8 @@ class QueryResult:
     # Session changes a client must see after this statement (e.g. ALTER SESSION SET TIMEZONE).
     changed_parameters: dict[str, object] = field(default_factory=dict)
     stats: dict[str, int] = field(default_factory=dict)
+    # What a query's table scans held and read (complete once `batches` is exhausted).
+    scan: ScanStats | None = None
 
     @property
     def is_dml(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyiceberg.table import Table
@@ -29,6 +30,8 @@ class StatementLog:
         self.capacity = capacity
         self._times: OrderedDict[str, tuple[int, int]] = OrderedDict()
         self._lock = threading.Lock()
+        # The durable query history, for statements of earlier runs or other servers.
+        self.fallback: Callable[[str], tuple[int, int] | None] | None = None
 
     def record(self, query_id: str, start_ms: int, end_ms: int) -> None:
         with self._lock:
@@ -38,10 +41,13 @@ class StatementLog:
 
     def get(self, query_id: str) -> tuple[int, int] | None:
         with self._lock:
-            return self._times.get(query_id)
+            found = self._times.get(query_id)
+        if found is None and self.fallback is not None:
+            return self.fallback(query_id)
+        return found
 
 
-# Statement times of this process (a durable query history comes with QUERY_HISTORY).
+# Statement times of this process, backed by the durable query history (engine/history.py).
 STATEMENTS = StatementLog()
 
 

@@ -54,6 +54,7 @@ class Session:
     # TEMPORARY tables: "DB.SCHEMA.NAME" key -> the hidden catalog name that stores them.
     temporary: dict[str, str] = field(default_factory=dict)
     temporary_views: dict[str, str] = field(default_factory=dict)
+    recent_queries: list[str] = field(default_factory=list)  # for LAST_QUERY_ID(-n)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
