@@ -12,6 +12,7 @@ from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import ObjectAlreadyExists
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
+from embucket_py.sql.dml import insert_select
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.views import view_query
 from embucket_py.types import from_arrow_field
@@ -59,6 +60,15 @@ def _create_table(
             return False
         if not d.replace:
             raise ObjectAlreadyExists(f"Object '{d.parts[-1]}' already exists.")
+    if d.columns:
+        # CREATE TABLE t (a INT, ...) AS SELECT: the list names and types the columns, by position.
+        columns = [Column(c.name, c.type, c.nullable, c.comment) for c in d.columns]
+        query = insert_select(d.query, [(c.name, c.type) for c in columns])
+        data = collect(plan(tables, query, ctx, None)[0], cancel)
+        names = [c.name for c in columns]
+        tables.create(ref, columns, replace=d.replace, comment=d.comment)
+        tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
+        return True
     # CREATE TABLE ... AS SELECT: the query decides names and types, then one commit.
     frame, names = plan(tables, d.query, ctx, source)
     data = collect(frame, cancel)

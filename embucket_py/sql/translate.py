@@ -15,6 +15,7 @@ from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_aliases
+from embucket_py.sql.transforms.pivot import pivot
 from embucket_py.sql.transforms.projections import projections
 from embucket_py.sql.transforms.recursive_ctes import recursive_ctes
 from embucket_py.sql.transforms.tables import TableUse, table_references
@@ -40,6 +41,8 @@ def translate_query(
     tree = tree.copy()
     if isinstance(tree, exp.Values):
         tree = exp.select("*").from_(tree)
+    # PIVOT/UNPIVOT first: they decide the columns later steps see.
+    tree = pivot(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.
     tree = lateral_aliases(tree, source, ctx, columns)
     tree = recursive_ctes(tree)
