@@ -45,6 +45,9 @@ class DataFusion(Postgres):
     NORMALIZE_FUNCTIONS = "lower"
 
     class Generator(Postgres.Generator):
+        # DataFusion has TRY_CAST; Postgres's generator would turn it into a CAST.
+        TRANSFORMS = {k: v for k, v in Postgres.Generator.TRANSFORMS.items() if k is not exp.TryCast}
+
         def datatype_sql(self, expression: exp.DataType) -> str:
             sf = snowflake_type(expression)
             return datafusion_type(sf) if sf is not None else super().datatype_sql(expression)
@@ -56,3 +59,7 @@ class DataFusion(Postgres):
                 fn = "arrow_cast" if not isinstance(expression, exp.TryCast) else "try_arrow_cast"
                 return f"{fn}({inner}, '{_UTC_MICROS}')"
             return super().cast_sql(expression, safe_prefix)
+
+        def trycast_sql(self, expression: exp.TryCast) -> str:
+            # DataFusion has TRY_CAST (NULL where CAST fails); Postgres, the base, has not.
+            return self.cast_sql(expression, safe_prefix="TRY_")

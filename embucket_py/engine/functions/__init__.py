@@ -14,6 +14,22 @@ from datafusion import SessionContext
 # Family modules append their `register` here (see each module's bottom line).
 _FAMILIES: list[Callable[[SessionContext], None]] = []
 
+from embucket_py.engine.functions import variant as _variant  # noqa: E402
+from embucket_py.engine.functions import variant_arrays as _variant_arrays  # noqa: E402
+from embucket_py.engine.functions import variant_flatten as _variant_flatten  # noqa: E402
+
+_FAMILIES += [_variant.register, _variant_arrays.register, _variant_flatten.register]
+
+from embucket_py.engine.functions import conversion as _conversion  # noqa: E402
+
+_FAMILIES += [_conversion.register]
+
+from embucket_py.engine.functions import hashing as _hashing  # noqa: E402
+from embucket_py.engine.functions import regex as _regex  # noqa: E402
+from embucket_py.engine.functions import strings as _strings  # noqa: E402
+
+_FAMILIES += [_strings.register, _regex.register, _hashing.register]
+
 
 def register_functions(ctx: SessionContext) -> None:
     for register in _FAMILIES:

@@ -13,9 +13,27 @@ _FAMILIES: list[Callable[[exp.Expression], exp.Expression]] = []
 
 # Part A (date/time, conversion, numeric, aggregates, windows, data generation): date/time first, so
 # the other families see its typed results.
+from embucket_py.sql.transforms.functions import conversion as _conversion  # noqa: E402
 from embucket_py.sql.transforms.functions import datetime as _datetime  # noqa: E402
 
-_FAMILIES.append(_datetime.rewrite)
+_FAMILIES += [_datetime.rewrite, _conversion.rewrite]
+
+# Part B (strings, regex, hashing, conditional): before semi-structured, whose paths and casts
+# must see the ARRAY/OBJECT results of SPLIT, PARSE_URL, REGEXP_SUBSTR_ALL, ...
+from embucket_py.sql.transforms.functions import conditional as _conditional  # noqa: E402
+from embucket_py.sql.transforms.functions import hashing as _hashing  # noqa: E402
+from embucket_py.sql.transforms.functions import regex as _regex  # noqa: E402
+from embucket_py.sql.transforms.functions import strings as _strings  # noqa: E402
+
+_FAMILIES += [_strings.rewrite, _regex.rewrite, _hashing.rewrite, _conditional.rewrite]
+
+# Semi-structured: function calls, paths and casts first, then FLATTEN in FROM (its arguments are
+# rewritten by then).
+from embucket_py.sql.transforms.functions import flatten as _flatten  # noqa: E402
+from embucket_py.sql.transforms.functions import semistructured as _semistructured  # noqa: E402
+
+_FAMILIES.append(_semistructured.rewrite)
+_FAMILIES.append(_flatten.rewrite)
 
 
 def functions(tree: exp.Expression) -> exp.Expression:

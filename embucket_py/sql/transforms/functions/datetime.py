@@ -354,7 +354,6 @@ _SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] 
     exp.ToChar: _to_char,
     exp.TimeToStr: _to_char,
     exp.Localtime: lambda n: call("current_time"),
-    exp.CurrentDate: lambda n: call("current_date"),
 }
 
 _ANONYMOUS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {

@@ -140,6 +140,9 @@ def kind_of(node: exp.Expression) -> str | None:
         return None
     if isinstance(node, exp.Literal):
         return "string" if node.is_string else "number"
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Neg):
+        parts = [node.this] if isinstance(node, exp.Neg) else [node.this, node.expression]
+        return "number" if all(kind_of(p) == "number" for p in parts) else None
     if isinstance(node, exp.TsOrDsToDate | exp.DateFromParts | exp.CurrentDate | exp.LastDay):
         return "date"
     if isinstance(node, exp.TsOrDsToTime | exp.TimeFromParts | exp.Localtime):

@@ -1,0 +1,190 @@
+"""Snowflake conversion functions (TO_TIMESTAMP*, TO_DATE, TO_NUMBER, TO_BOOLEAN, TRY_*) -> DataFusion.
+
+https://docs.snowflake.com/en/sql-reference/functions-conversion
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from embucket_py.errors import Unsupported
+from embucket_py.sql.transforms.functions.temporal import (
+    call,
+    cast,
+    chrono_format,
+    int64,
+    intdiv,
+    kind_of,
+    mul,
+    number,
+    rewrite_all,
+    string,
+)
+
+_UTC = 'Timestamp(Microsecond, Some("UTC"))'
+_NTZ = "Timestamp(Microsecond, None)"
+_TZ_NAMES = ("TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_TZ", "TRY_TO_TIMESTAMP_LTZ", "TRY_TO_TIMESTAMP_TZ")
+_TIMESTAMP_NAMES = (
+    "TO_TIMESTAMP",
+    "TO_TIMESTAMP_NTZ",
+    "TRY_TO_TIMESTAMP",
+    "TRY_TO_TIMESTAMP_NTZ",
+    *_TZ_NAMES,
+)
+# A zone offset at the end of a timestamp string: Snowflake drops it when the target is NTZ.
+_OFFSET = re.compile(r"(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:Z|[+-]\d{2}(?::?\d{2})?)$")
+
+
+def _target(node: exp.Expression, tz: bool) -> exp.Expression:
+    return call("arrow_cast", node, string(_UTC if tz else _NTZ))
+
+
+def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
+    """TO_TIMESTAMP_* of one argument: strings are auto-detected (ISO forms, epoch numbers)."""
+    kind = kind_of(value)
+    if kind in ("timestamp", "timestamptz"):
+        return _target(value, tz)
+    if kind == "date":
+        return _target(cast(value, "TIMESTAMP"), tz)
+    if kind == "number":
+        return _epoch(value, 0, tz)
+    parse = "sf_try_to_timestamp" if safe else "sf_to_timestamp"
+    return _target(call(parse, cast(value, "VARCHAR")), tz)
+
+
+def _epoch(value: exp.Expression, scale: int, tz: bool) -> exp.Expression:
+    """A number of seconds (scale 0), milliseconds (3), ... since the epoch -> timestamp."""
+    if scale <= 6:
+        micros = int64(mul(value, number(10 ** (6 - scale))))
+    else:
+        micros = intdiv(value, number(10 ** (scale - 6)))
+    return _target(call("arrow_cast", micros, string(_NTZ)), tz)
+
+
+def _to_timestamp_anon(node: exp.Anonymous) -> exp.Expression:
+    name = node.name.upper()
+    args = list(node.expressions)
+    tz, safe = name in _TZ_NAMES, name.startswith("TRY_")
+    if len(args) == 1:
+        return to_timestamp(args[0], tz, safe)
+    if len(args) == 2 and args[1].is_int:
+        return _epoch(args[0], int(args[1].to_py()), tz)
+    raise Unsupported(f"{name} with a format given this way")
+
+
+def _str_to_time(node: exp.StrToTime) -> exp.Expression:
+    target = node.args.get("target_type")
+    tz = target is not None and target.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)
+    if node.args.get("safe"):
+        raise Unsupported("TRY_TO_TIMESTAMP with a format")
+    fmt = chrono_format(node.args["format"])
+    return _target(call("to_timestamp_micros", node.this, fmt), tz)
+
+
+def _unix_to_time(node: exp.UnixToTime) -> exp.Expression:
+    scale = node.args.get("scale")
+    if scale is not None and not scale.is_int:
+        raise Unsupported("TO_TIMESTAMP with a scale that is not a constant")
+    target = node.args.get("target_type")
+    tz = target is not None and target.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)
+    if scale is None and kind_of(node.this) != "number":
+        return to_timestamp(node.this, tz, safe=False)
+    return _epoch(node.this, int(scale.to_py()) if scale is not None else 0, tz)
+
+
+def _to_date(node: exp.Expression) -> exp.Expression:
+    fmt, safe, value = node.args.get("format"), bool(node.args.get("safe")), node.this
+    return to_date(value, fmt, safe)
+
+
+def to_date(value: exp.Expression, fmt: exp.Expression | None, safe: bool) -> exp.Expression:
+    if fmt is not None:
+        if safe:
+            raise Unsupported("TRY_TO_DATE with a format")
+        return call("to_date", value, chrono_format(fmt))
+    kind = kind_of(value)
+    if kind == "date":
+        return value
+    if kind in ("timestamp", "timestamptz"):
+        return cast(value, "DATE")
+    return cast(to_timestamp(value, False, safe), "DATE")
+
+
+def _to_time(node: exp.Expression) -> exp.Expression:
+    if node.args.get("format") is not None:
+        raise Unsupported("TO_TIME with a format")
+    to = exp.DataType.build("TIME")
+    if node.args.get("safe"):
+        return exp.TryCast(this=node.this, to=to)
+    return exp.Cast(this=node.this, to=to)
+
+
+def _to_number(node: exp.ToNumber) -> exp.Expression:
+    precision, scale = node.args.get("precision"), node.args.get("scale")
+    p = int(precision.to_py()) if precision is not None and precision.is_int else 38
+    s = int(scale.to_py()) if scale is not None and scale.is_int else 0
+    value = node.this
+    if node.args.get("format") is not None:
+        # Group separators and currency signs carry no value.
+        value = call("regexp_replace", cast(value, "VARCHAR"), string(r"[,$\s]"), string(""), string("g"))
+    to = exp.DataType.build(f"NUMBER({p}, {s})", dialect="snowflake")
+    if kind_of(value) in ("string", None) and s == 0:
+        # Strings with a fraction round to the scale, as Snowflake does.
+        value = call("round", cast(value, f"NUMBER(38, {min(s + 6, 37)})"), number(s))
+    return exp.TryCast(this=value, to=to) if node.args.get("safe") else exp.Cast(this=value, to=to)
+
+
+def _to_double(node: exp.ToDouble) -> exp.Expression:
+    to = exp.DataType.build("DOUBLE")
+    return exp.TryCast(this=node.this, to=to) if node.args.get("safe") else exp.Cast(this=node.this, to=to)
+
+
+def _to_boolean(node: exp.ToBoolean) -> exp.Expression:
+    value = node.this
+    if kind_of(value) == "number":
+        return exp.NEQ(this=value, expression=number(0))
+    safe = bool(node.args.get("safe"))
+    return call("sf_try_to_boolean" if safe else "sf_to_boolean", cast(value, "VARCHAR"))
+
+
+def _ntz_literal(node: exp.Cast) -> exp.Expression:
+    """'...-07:00'::TIMESTAMP_NTZ keeps the wall clock: Snowflake ignores the offset."""
+    literal = node.this
+    ntz = node.to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ)
+    if ntz and isinstance(literal, exp.Literal) and literal.is_string and _OFFSET.search(literal.name):
+        node.set("this", string(_OFFSET.sub(r"\1", literal.name)))
+    return node
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _TIMESTAMP_NAMES:
+        return _to_timestamp_anon(node)
+    if isinstance(node, exp.StrToTime):
+        return _str_to_time(node)
+    if isinstance(node, exp.UnixToTime):
+        return _unix_to_time(node)
+    if isinstance(node, exp.TsOrDsToDate):
+        return _to_date(node)
+    if isinstance(node, exp.Anonymous) and node.name.upper() in ("TO_DATE", "TRY_TO_DATE", "DATE"):
+        args = node.expressions
+        if len(args) == 1:
+            return to_date(args[0], None, node.name.upper().startswith("TRY_"))
+    if isinstance(node, exp.TryCast) and node.to.is_type(exp.DType.DATE) and kind_of(node.this) != "date":
+        return to_date(node.this, None, safe=True)
+    if isinstance(node, exp.TsOrDsToTime | exp.Time):
+        return _to_time(node)
+    if isinstance(node, exp.ToNumber):
+        return _to_number(node)
+    if isinstance(node, exp.ToDouble):
+        return _to_double(node)
+    if isinstance(node, exp.ToBoolean):
+        return _to_boolean(node)
+    if type(node) is exp.Cast:
+        return _ntz_literal(node)
+    return node
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    return rewrite_all(tree, _rewrite)
