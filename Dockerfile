@@ -1,5 +1,9 @@
-# One image running the server: docker build -t embucket-py . && docker run -p 3000:3000 embucket-py
-FROM python:3.11-slim
+# One image running the server on embedded defaults:
+#   docker build -t embucket-py . && docker run -p 3000:3000 -v embucket-data:/data embucket-py
+# With Java + Spark for the batch jobs (`embucket-py spark-job ...`):
+#   docker build --target spark -t embucket-py-spark .
+# Install steps live in docker/install.sh, the same script `make test` runs.
+FROM python:3.11-slim AS base
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -9,8 +13,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 # pyproject.toml names README.md as the package readme, so the build needs it.
 COPY pyproject.toml README.md ./
+COPY docker/install.sh ./docker/install.sh
 COPY embucket_py ./embucket_py
-RUN pip install . \
+# The postgres extra: the same image serves a shared PostgreSQL metastore by URI.
+RUN sh docker/install.sh pip postgres \
     && useradd --create-home --uid 1000 embucket \
     && mkdir /data \
     && chown embucket /data
@@ -26,3 +32,15 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
 
 # Extra `docker run` arguments are appended: docker run ... embucket-py --log-level debug
 ENTRYPOINT ["embucket-py", "serve", "--host", "0.0.0.0", "--data-dir", "/data"]
+
+
+# Java 17 + PySpark + the Iceberg Spark runtime, for `embucket-py spark-job` (see docker/compose.yaml).
+FROM base AS spark
+USER root
+RUN sh docker/install.sh pip postgres,spark openjdk-17-jre-headless libhttpclient5-java libhttpcore5-java \
+    && rm -rf /var/lib/apt/lists/*
+USER embucket
+
+
+# The default target (last stage): the server alone.
+FROM base AS server

@@ -22,13 +22,10 @@ $(VENV)/.dev-installed: pyproject.toml $(BIN)/activate
 SPARK_DEBS := libhttpclient5-java libhttpcore5-java
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-$(VENV)/.spark-installed: pyproject.toml $(VENV)/.dev-installed
-	@dpkg -s $(SPARK_DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SPARK_DEBS); }
-	@# Deployment tests (tests/deploy) start their own PostgreSQL cluster from Debian's binaries.
-	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends postgresql; }
-	$(BIN)/pip install -q -e '.[dev,spark]'
+# Deployment tests (tests/deploy) start their own PostgreSQL cluster from Debian's binaries.
+# docker/install.sh is the same recipe the Dockerfile runs.
+$(VENV)/.spark-installed: pyproject.toml docker/install.sh $(VENV)/.dev-installed
+	EMBUCKET_EDITABLE=1 sh docker/install.sh $(BIN)/pip dev,spark,postgres $(SPARK_DEBS) postgresql
 	touch $@
 
 # The 4.x connector line (what dbt-snowflake and Superset pin) lives in its own virtualenv:
