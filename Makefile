@@ -4,7 +4,7 @@ VENV ?= .venv
 LEGACY_VENV ?= .venv-legacy
 BIN := $(VENV)/bin
 
-.PHONY: run test test-main test-legacy lint format compat clean
+.PHONY: run test test-main test-legacy test-tools test-superset lint format compat clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -36,13 +36,47 @@ $(LEGACY_VENV)/.installed: tests/requirements-legacy.txt
 	$(LEGACY_VENV)/bin/pip install -q -r tests/requirements-legacy.txt
 	touch $@
 
+# The tools people point at the server, each in its own virtualenv because each pins its own
+# dependencies: dbt-snowflake (connector 4.x), Snowflake CLI, Apache Superset (SQLAlchemy 1.4).
+DBT_VENV ?= .venv-dbt
+SNOW_VENV ?= .venv-snow
+SUPERSET_VENV ?= .venv-superset
+
+$(DBT_VENV)/.installed: tests/tools/requirements-dbt.txt
+	$(PYTHON) -m venv $(DBT_VENV)
+	$(DBT_VENV)/bin/pip install -q --upgrade pip
+	$(DBT_VENV)/bin/pip install -q -r tests/tools/requirements-dbt.txt
+	touch $@
+
+$(SNOW_VENV)/.installed: tests/tools/requirements-snow.txt
+	$(PYTHON) -m venv $(SNOW_VENV)
+	$(SNOW_VENV)/bin/pip install -q --upgrade pip
+	$(SNOW_VENV)/bin/pip install -q -r tests/tools/requirements-snow.txt
+	touch $@
+
+# About 850 MB; installs in 1-2 minutes from a package mirror.
+$(SUPERSET_VENV)/.installed: tests/tools/requirements-superset.txt
+	$(PYTHON) -m venv $(SUPERSET_VENV)
+	$(SUPERSET_VENV)/bin/pip install -q --upgrade pip
+	$(SUPERSET_VENV)/bin/pip install -q -r tests/tools/requirements-superset.txt
+	touch $@
+
+# dbt and Snowflake CLI from their venvs against a server from $(VENV); snowflake-sqlalchemy (and
+# pandas) from the legacy venv, where its 1.x line runs on connector 4.x as Superset uses it.
+test-tools: $(VENV)/.dev-installed $(LEGACY_VENV)/.installed $(DBT_VENV)/.installed $(SNOW_VENV)/.installed
+	$(BIN)/python -m pytest tests/tools --ignore=tests/tools/test_sqlalchemy.py --ignore=tests/tools/test_superset.py
+	EMBUCKET_SERVER_PYTHON=$(abspath $(BIN)/python) $(LEGACY_VENV)/bin/python -m pytest tests/tools/test_sqlalchemy.py -p no:cacheprovider
+
+test-superset: $(VENV)/.dev-installed $(SUPERSET_VENV)/.installed
+	$(BIN)/python -m pytest tests/tools/test_superset.py
+
 run: $(VENV)/.run-installed
 	$(BIN)/embucket-py serve
 
-test: test-main test-legacy compat
+test: test-main test-legacy compat test-tools test-superset
 
 test-main: $(VENV)/.spark-installed
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests --ignore=tests/tools
 
 test-legacy: $(VENV)/.dev-installed $(LEGACY_VENV)/.installed
 	EMBUCKET_SERVER_PYTHON=$(abspath $(BIN)/python) $(LEGACY_VENV)/bin/python -m pytest tests/e2e -p no:cacheprovider
@@ -68,4 +102,4 @@ compat: $(VENV)/.dev-installed
 	  rc=$$?; kill $$pid; exit $$rc
 
 clean:
-	rm -rf $(VENV) $(LEGACY_VENV) embucket-data .pytest_cache
+	rm -rf $(VENV) $(LEGACY_VENV) $(DBT_VENV) $(SNOW_VENV) $(SUPERSET_VENV) embucket-data .pytest_cache

@@ -22,6 +22,7 @@ from pyiceberg.table import Table, Transaction
 from pyiceberg.types import NestedField
 
 from embucket_py import naming
+from embucket_py.catalog import dropped
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.views import Views
@@ -90,7 +91,7 @@ class SchemaChange:
 
 RENAMED_PROPERTY = "embucket.columns-renamed"
 TEMPORARY_PREFIX = "__TEMP_"
-KIND_PROPERTY = "embucket.kind"
+TRANSIENT_PROPERTY = "embucket.transient"  # "true" on TRANSIENT tables
 
 
 class Tables:
@@ -251,17 +252,24 @@ class Tables:
             if if_exists:
                 return False
             raise object_not_found("Table", str(ref))
+        if not ref.name.startswith(TEMPORARY_PREFIX):
+            table = self.load(ref)
+            assert table.metadata_location is not None
+            retention = dropped.retention_of(table.properties)
+            dropped.dropped_of(self.metastore).remember_table(
+                ref.database, ref.schema, ref.name, table.metadata_location, retention
+            )
         self.metastore.catalog(ref.database).drop_table(ref.identifier)
         return True
 
     def kind(self, ref: TableName, table: Table) -> str:
         """SHOW TABLES' kind: TABLE or TRANSIENT (a session's own view adds TEMPORARY)."""
-        return table.properties.get(KIND_PROPERTY, "TABLE")
+        return "TRANSIENT" if table.properties.get(TRANSIENT_PROPERTY) == "true" else "TABLE"
 
     def mark_transient(self, ref: TableName) -> None:
         """Records that a table was created TRANSIENT (no Fail-safe; kept like any other here)."""
         with self.load(ref).transaction() as tx:
-            tx.set_properties({KIND_PROPERTY: "TRANSIENT"})
+            tx.set_properties({TRANSIENT_PROPERTY: "true"})
 
     @staticmethod
     def columns(table: Table) -> list[Column]:

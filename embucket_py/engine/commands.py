@@ -7,6 +7,7 @@ import threading
 from sqlglot import exp
 
 from embucket_py import naming
+from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import ddl, transactions
@@ -15,7 +16,7 @@ from embucket_py.errors import Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
-from embucket_py.sql.names import SourceText, normalize
+from embucket_py.sql.names import SourceText, normalize, qualify, table_parts
 
 OK = "Statement executed successfully."
 
@@ -142,3 +143,27 @@ def create(
     except Exception:
         undo()
         raise
+
+
+def undrop(tables: Tables, tree: exp.Undrop, ctx: SqlContext) -> QueryResult:
+    """UNDROP TABLE | SCHEMA | DATABASE: restores the latest dropped version of that name.
+    https://docs.snowflake.com/en/sql-reference/sql/undrop"""
+    kind = str(tree.args.get("kind") or "").upper()
+    target = tree.this
+    if kind not in ("TABLE", "SCHEMA", "DATABASE") or not isinstance(target, exp.Table):
+        raise Unsupported(f"UNDROP {kind} is not supported.")
+    keeper = dropped_of(tables.metastore)
+    if kind == "DATABASE":
+        # sqlglot puts a lone UNDROP DATABASE name in `db`.
+        name = normalize(target.this if target.this is not None else target.args["db"])
+        keeper.undrop_database(name)
+    elif kind == "SCHEMA":
+        name = normalize(target.args["db"])
+        database = normalize(target.args["catalog"]) if target.args.get("catalog") else ctx.database
+        if database is None:
+            raise object_not_found("Database", "''")
+        keeper.undrop_schema(database, name)
+    else:
+        database, schema, name = qualify(table_parts(target), ctx, "undrop")
+        keeper.undrop_table(database, schema, name)
+    return status(f"{kind.capitalize()} {naming.quote(name)} successfully restored.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from embucket_py import naming
+from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, status
@@ -95,8 +96,12 @@ def _create_view(tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceTe
 def drop(tables: Tables, d: ObjectDef) -> QueryResult:
     metastore = tables.metastore
     if d.kind == "DATABASE":
+        if metastore.database_exists(d.parts[0]):
+            dropped_of(metastore).remember_database(d.parts[0])  # for UNDROP DATABASE
         dropped = metastore.drop_database(d.parts[0], if_exists=d.if_exists)
     elif d.kind == "SCHEMA":
+        if metastore.schema_exists(d.parts[0], d.parts[1]):
+            dropped_of(metastore).remember_schema(d.parts[0], d.parts[1])  # for UNDROP SCHEMA
         dropped = metastore.drop_schema(d.parts[0], d.parts[1], if_exists=d.if_exists)
     elif d.kind == "VIEW":
         dropped = tables.views.drop(*d.parts, if_exists=d.if_exists)

@@ -192,6 +192,8 @@ class Engine:
             result = ddl.drop(tables, drop_def(tree, ctx))
             self._forget_dropped(session)
             return result
+        if isinstance(tree, exp.Undrop):
+            return commands.undrop(tables, tree, ctx)
         if isinstance(tree, exp.Use):
             return commands.use(self.metastore, session, tree)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":

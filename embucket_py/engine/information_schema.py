@@ -35,9 +35,6 @@ Columns = list[tuple[str, SfType]]
 
 # Where a table keeps declared constraints (PRIMARY KEY, UNIQUE, FOREIGN KEY) as JSON, if any.
 CONSTRAINTS_PROPERTY = "embucket.constraints"
-# The table property marking a TRANSIENT table.
-TRANSIENT_PROPERTY = "embucket.transient"
-TEMPORARY_PROPERTY = "embucket.temporary"
 
 
 def _text(*names: str) -> Columns:
@@ -331,11 +328,10 @@ class _Scope:
         for ref, table in self.loaded():
             count, size = Tables.size(table)
             altered = _millis(table.metadata.last_updated_ms)
-            temporary = table.properties.get(TEMPORARY_PROPERTY) == "true"
             yield {
                 **self._relation(ref.schema, ref.name),
-                "TABLE_TYPE": "TEMPORARY TABLE" if temporary else "BASE TABLE",
-                "IS_TRANSIENT": _yes_no(table.properties.get(TRANSIENT_PROPERTY) == "true"),
+                "TABLE_TYPE": "BASE TABLE",
+                "IS_TRANSIENT": _yes_no(self.tables.kind(ref, table) == "TRANSIENT"),
                 "ROW_COUNT": count,
                 "BYTES": size,
                 "RETENTION_TIME": RETENTION_DAYS,
@@ -346,7 +342,7 @@ class _Scope:
                 "LAST_DDL": altered,
                 "AUTO_CLUSTERING_ON": "NO",
                 "COMMENT": Tables.comment(table),
-                "IS_TEMPORARY": _yes_no(temporary),
+                "IS_TEMPORARY": "NO",
             }
 
     def _view_tables(self) -> Rows:
@@ -443,7 +439,7 @@ class _Scope:
                 "TABLE_CATALOG": ref.database,
                 "TABLE_SCHEMA": ref.schema,
                 "TABLE_NAME": ref.name,
-                "IS_TRANSIENT": _yes_no(table.properties.get(TRANSIENT_PROPERTY) == "true"),
+                "IS_TRANSIENT": _yes_no(self.tables.kind(ref, table) == "TRANSIENT"),
                 "ACTIVE_BYTES": size,
                 "TIME_TRAVEL_BYTES": 0,
                 "FAILSAFE_BYTES": 0,

@@ -6,6 +6,7 @@ MULTI_STATEMENT_COUNT) answer with a parent result listing one child query per s
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -20,6 +21,11 @@ from embucket_py.server.state import ServerState
 from embucket_py.sessions.session import Session
 from embucket_py.sql.binds import Bind
 from embucket_py.types import MAX_VARCHAR, SfType
+
+log = logging.getLogger(__name__)
+
+# The generic compilation error code: what Unsupported and unmapped engine errors answer with.
+UNANSWERED_CODE = 2
 
 
 @dataclass(frozen=True)
@@ -103,14 +109,22 @@ def _one(
     query_id: str,
 ) -> EncodedResult:
     """One statement; `query_id` is its own id (a child's inside a multi-statement request)."""
-    result = state.engine.execute(
-        session,
-        statement,
-        request.binds,
-        cancel=record.cancel,
-        describe_only=request.describe_only,
-        query_id=query_id,
-    )
+    try:
+        result = state.engine.execute(
+            session,
+            statement,
+            request.binds,
+            cancel=record.cancel,
+            describe_only=request.describe_only,
+            query_id=query_id,
+        )
+    except SnowflakeError as e:
+        if e.code == UNANSWERED_CODE:
+            # Unsupported statements and functions, and plans the engine refuses: the gaps a
+            # client tool runs into, logged with their text so they are visible.
+            reason = e.message.splitlines()[-1]
+            log.warning("cannot answer (%s): %s -- %s", e.sqlstate, statement.text, reason)
+        raise
     encoded = encode(state, session, result)
     if request.describe_only:
         encoded.data |= {"numberOfBinds": statement.bind_count, "arrayBindSupported": True}

@@ -1,0 +1,271 @@
+"""Dropped tables, schemas and databases, kept for their retention period so UNDROP restores them.
+
+https://docs.snowflake.com/en/sql-reference/sql/undrop-table
+Dropping removes the catalog entry only (Iceberg files stay, clones may share them); the
+metadata location is kept here with the drop time, and UNDROP registers it again. A schema or
+database drop records its tables under one drop id, so UNDROP SCHEMA/DATABASE brings them back
+together. Entries past DATA_RETENTION_TIME_IN_DAYS are purged (the default is 1 day; 0 keeps
+nothing).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+from embucket_py import naming
+from embucket_py.catalog.metastore import Metastore, databases_table
+from embucket_py.errors import ObjectNotFound, already_exists
+
+RETENTION_PROPERTY = "embucket.data-retention-days"
+DEFAULT_RETENTION_DAYS = 1
+_DAY_MS = 86_400_000
+
+_meta = sa.MetaData()
+dropped_table = sa.Table(
+    "embucket_dropped",
+    _meta,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("drop_id", sa.String(64), nullable=False, index=True),
+    sa.Column("kind", sa.String(16), nullable=False),  # TABLE SCHEMA DATABASE (what the DROP named)
+    sa.Column("database", sa.String(255), nullable=False),
+    sa.Column("schema", sa.String(255)),
+    sa.Column("name", sa.String(255)),
+    sa.Column("metadata_location", sa.String(1000)),
+    sa.Column("dropped_ms", sa.BigInteger, nullable=False),
+    sa.Column("retention_days", sa.Integer, nullable=False),
+    sa.Column("top", sa.Boolean, nullable=False),  # the object the DROP named (not one inside it)
+    sa.Column("created_on", sa.DateTime),
+    sa.Column("comment", sa.Text),
+)
+
+
+@dataclass(frozen=True)
+class DroppedTable:
+    database: str
+    schema: str
+    name: str
+    dropped_on: datetime
+    metadata_location: str
+
+
+class Dropped:
+    """Records drops and undoes them."""
+
+    def __init__(self, metastore: Metastore) -> None:
+        self.metastore = metastore
+        _meta.create_all(metastore.engine)
+
+    def _tables_of(self, database: str, schema: str | None = None) -> list[tuple[str, str, str]]:
+        """(schema, table, metadata location) of every table in a database or one schema."""
+        cat = self.metastore.catalog(database)
+        namespaces = [(naming.stored(schema),)] if schema else cat.list_namespaces()
+        found = []
+        for ns in namespaces:
+            for identifier in cat.list_tables(ns):
+                table = cat.load_table(identifier)
+                found.append(
+                    (naming.display(ns[-1]), naming.display(identifier[-1]), table.metadata_location)
+                )
+        return found
+
+    def _insert(self, rows: list[dict[str, object]]) -> None:
+        if rows:
+            with self.metastore.engine.begin() as conn:
+                conn.execute(dropped_table.insert(), rows)
+
+    def remember_table(self, database: str, schema: str, name: str, location: str, retention: int) -> None:
+        if retention > 0:
+            self._insert([_row("TABLE", database, schema, name, location, retention, top=True)])
+        self.purge()
+
+    def remember_schema(self, database: str, schema: str, retention: int = DEFAULT_RETENTION_DAYS) -> None:
+        drop_id = uuid.uuid4().hex
+        rows = [_row("SCHEMA", database, schema, None, None, retention, top=True, drop_id=drop_id)]
+        rows += [
+            _row("TABLE", database, s, t, loc, retention, top=False, drop_id=drop_id)
+            for s, t, loc in self._tables_of(database, schema)
+        ]
+        if retention > 0:
+            self._insert(rows)
+        self.purge()
+
+    def remember_database(self, database: str, retention: int = DEFAULT_RETENTION_DAYS) -> None:
+        info = self.metastore.database_info(database)
+        drop_id = uuid.uuid4().hex
+        top = _row("DATABASE", database, None, None, None, retention, top=True, drop_id=drop_id)
+        if info is not None:
+            top |= {"created_on": info.created_on, "comment": info.comment}
+        rows = [top]
+        rows += [
+            _row("SCHEMA", database, s, None, None, retention, top=False, drop_id=drop_id)
+            for s in self.metastore.schema_names(database)
+        ]
+        rows += [
+            _row("TABLE", database, s, t, loc, retention, top=False, drop_id=drop_id)
+            for s, t, loc in self._tables_of(database)
+        ]
+        if retention > 0:
+            self._insert(rows)
+        self.purge()
+
+    def purge(self) -> int:
+        """Forgets drops past their retention; returns how many entries went."""
+        now = int(time.time() * 1000)
+        with self.metastore.engine.begin() as conn:
+            expired = sa.literal(now) - dropped_table.c.dropped_ms > dropped_table.c.retention_days * _DAY_MS
+            return int(conn.execute(dropped_table.delete().where(expired)).rowcount or 0)
+
+    def _latest(self, kind: str, database: str, schema: str | None, name: str | None) -> sa.Row | None:
+        self.purge()
+        where = [
+            dropped_table.c.kind == kind,
+            dropped_table.c.top.is_(True),
+            dropped_table.c.database == database,
+        ]
+        if schema is not None:
+            where.append(dropped_table.c.schema == schema)
+        if name is not None:
+            where.append(dropped_table.c.name == name)
+        query = sa.select(dropped_table).where(*where).order_by(dropped_table.c.dropped_ms.desc()).limit(1)
+        with self.metastore.engine.connect() as conn:
+            return conn.execute(query).first()
+
+    def _register(self, database: str, schema: str, name: str, location: str) -> None:
+        cat = self.metastore.catalog(database)
+        cat.register_table((naming.stored(schema), naming.stored(name)), location)
+
+    def _forget(self, drop_id: str | None, row_id: int | None = None) -> None:
+        with self.metastore.engine.begin() as conn:
+            if row_id is not None:
+                conn.execute(dropped_table.delete().where(dropped_table.c.id == row_id))
+            else:
+                conn.execute(dropped_table.delete().where(dropped_table.c.drop_id == drop_id))
+
+    def undrop_table(self, database: str, schema: str, name: str) -> None:
+        """Raises: ObjectAlreadyExists (a table of that name exists) / ObjectNotFound."""
+        row = self._latest("TABLE", database, schema, name)
+        if row is None:
+            raise ObjectNotFound(f"Table {naming.quote(name)} did not exist or was purged.")
+        self.metastore.require_schema(database, schema)
+        if self.metastore.catalog(database).table_exists((naming.stored(schema), naming.stored(name))):
+            raise already_exists("Table", name)
+        self._register(database, schema, name, row.metadata_location)
+        self._forget(None, row.id)
+
+    def undrop_schema(self, database: str, schema: str) -> None:
+        row = self._latest("SCHEMA", database, schema, None)
+        if row is None:
+            raise ObjectNotFound(f"Schema {naming.quote(schema)} did not exist or was purged.")
+        if self.metastore.schema_exists(database, schema):
+            raise already_exists("Schema", schema)
+        self.metastore.create_schema(database, schema)
+        self._restore_tables(row.drop_id)
+
+    def undrop_database(self, database: str) -> None:
+        row = self._latest("DATABASE", database, None, None)
+        if row is None:
+            raise ObjectNotFound(f"Database {naming.quote(database)} did not exist or was purged.")
+        if self.metastore.database_exists(database):
+            raise already_exists("Database", database)
+        with self.metastore.engine.begin() as conn:
+            conn.execute(
+                databases_table.insert().values(
+                    name=naming.stored(database),
+                    created_on=row.created_on or datetime.now(UTC),
+                    comment=row.comment,
+                )
+            )
+        with self.metastore.engine.connect() as conn:
+            schemas = conn.execute(
+                sa.select(dropped_table.c.schema).where(
+                    dropped_table.c.drop_id == row.drop_id, dropped_table.c.kind == "SCHEMA"
+                )
+            ).all()
+        for (schema,) in schemas:
+            self.metastore.create_schema(database, schema, if_not_exists=True)
+        self._restore_tables(row.drop_id)
+
+    def _restore_tables(self, drop_id: str) -> None:
+        with self.metastore.engine.connect() as conn:
+            tables = conn.execute(
+                sa.select(dropped_table).where(
+                    dropped_table.c.drop_id == drop_id, dropped_table.c.kind == "TABLE"
+                )
+            ).all()
+        for t in tables:
+            self._register(t.database, t.schema, t.name, t.metadata_location)
+        self._forget(drop_id)
+
+    def tables(self, database: str, schema: str) -> list[DroppedTable]:
+        """Dropped tables still restorable in a schema (SHOW TABLES HISTORY), newest first."""
+        self.purge()
+        query = (
+            sa.select(dropped_table)
+            .where(
+                dropped_table.c.kind == "TABLE",
+                dropped_table.c.database == database,
+                dropped_table.c.schema == schema,
+            )
+            .order_by(dropped_table.c.dropped_ms.desc())
+        )
+        with self.metastore.engine.connect() as conn:
+            return [
+                DroppedTable(
+                    r.database,
+                    r.schema,
+                    r.name,
+                    datetime.fromtimestamp(r.dropped_ms / 1000, UTC),
+                    r.metadata_location,
+                )
+                for r in conn.execute(query)
+            ]
+
+
+def _row(
+    kind: str,
+    database: str,
+    schema: str | None,
+    name: str | None,
+    location: str | None,
+    retention: int,
+    *,
+    top: bool,
+    drop_id: str | None = None,
+) -> dict[str, object]:
+    return {
+        "drop_id": drop_id or uuid.uuid4().hex,
+        "kind": kind,
+        "database": database,
+        "schema": schema,
+        "name": name,
+        "metadata_location": location,
+        "dropped_ms": int(time.time() * 1000),
+        "retention_days": retention,
+        "top": top,
+        "created_on": None,
+        "comment": None,
+    }
+
+
+def retention_of(properties: dict[str, str]) -> int:
+    """A table's DATA_RETENTION_TIME_IN_DAYS (Snowflake's default when never set)."""
+    try:
+        return int(properties.get(RETENTION_PROPERTY, DEFAULT_RETENTION_DAYS))
+    except ValueError:
+        return DEFAULT_RETENTION_DAYS
+
+
+_DROPPED: dict[int, Dropped] = {}
+
+
+def dropped_of(metastore: Metastore) -> Dropped:
+    """The one Dropped record keeper of a metastore (its table is created on first use)."""
+    found = _DROPPED.get(id(metastore))
+    if found is None:
+        found = _DROPPED[id(metastore)] = Dropped(metastore)
+    return found

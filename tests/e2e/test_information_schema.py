@@ -1,0 +1,107 @@
+"""INFORMATION_SCHEMA views through the connector: Snowflake's columns, filters and joins."""
+
+from __future__ import annotations
+
+import pytest
+import snowflake.connector
+from snowflake.connector.cursor import SnowflakeCursor
+
+
+def setup_objects(cur: SnowflakeCursor) -> None:
+    cur.execute(
+        "create table orders (id int not null, item varchar(20) comment 'what', amount number(10, 2), "
+        "placed timestamp_ntz, note string) comment = 'all orders'"
+    )
+    cur.execute("insert into orders values (1, 'pear', 1.50, '2024-01-01', null), (2, 'fig', 2, null, 'x')")
+    cur.execute("create view big_orders as select id, amount from orders where amount > 1")
+    cur.execute("create schema other")
+    cur.execute("create table other.events (at date)")
+
+
+def test_tables_lists_tables_and_views_with_their_types(cur: SnowflakeCursor, database: str) -> None:
+    setup_objects(cur)
+    cur.execute(
+        "select table_catalog, table_schema, table_name, table_type, is_transient, row_count, comment "
+        "from information_schema.tables where table_schema <> 'INFORMATION_SCHEMA' order by 2, 3"
+    )
+    assert cur.fetchall() == [
+        (database, "OTHER", "EVENTS", "BASE TABLE", "NO", 0, None),
+        (database, "PUBLIC", "BIG_ORDERS", "VIEW", None, None, None),
+        (database, "PUBLIC", "ORDERS", "BASE TABLE", "NO", 2, "all orders"),
+    ]
+    assert [d.name for d in cur.description][:5] == [
+        "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "IS_TRANSIENT",
+    ]  # fmt: skip
+
+
+def test_tables_reports_bytes_and_times_of_a_table(cur: SnowflakeCursor, database: str) -> None:
+    setup_objects(cur)
+    cur.execute(
+        "select bytes > 0, created <= last_altered, retention_time "
+        f"from {database}.information_schema.tables where table_name = 'ORDERS'"
+    )
+    assert cur.fetchall() == [(True, True, 1)]
+
+
+def test_columns_describe_types_as_snowflake_does(cur: SnowflakeCursor) -> None:
+    setup_objects(cur)
+    cur.execute(
+        "select column_name, ordinal_position, is_nullable, data_type, character_maximum_length, "
+        "character_octet_length, numeric_precision, numeric_precision_radix, numeric_scale, comment "
+        "from information_schema.columns where table_name = 'ORDERS' order by ordinal_position"
+    )
+    assert cur.fetchall() == [
+        ("ID", 1, "NO", "NUMBER", None, None, 38, 10, 0, None),
+        ("ITEM", 2, "YES", "TEXT", 20, 80, None, None, None, "what"),
+        ("AMOUNT", 3, "YES", "NUMBER", None, None, 10, 10, 2, None),
+        ("PLACED", 4, "YES", "TIMESTAMP_NTZ", None, None, None, None, None, None),
+        ("NOTE", 5, "YES", "TEXT", 16777216, 16777216, None, None, None, None),
+    ]
+
+
+def test_columns_of_a_view_come_from_its_query(cur: SnowflakeCursor) -> None:
+    setup_objects(cur)
+    cur.execute(
+        "select column_name, data_type, numeric_scale from information_schema.columns "
+        "where table_name = 'BIG_ORDERS' order by ordinal_position"
+    )
+    assert cur.fetchall() == [("ID", "NUMBER", 0), ("AMOUNT", "NUMBER", 2)]
+
+
+def test_information_schema_joins_and_aggregates(cur: SnowflakeCursor) -> None:
+    setup_objects(cur)
+    cur.execute(
+        "select t.table_schema, t.table_name, count(c.column_name) from information_schema.tables t "
+        "join information_schema.columns c "
+        "on c.table_schema = t.table_schema and c.table_name = t.table_name "
+        "where t.table_type = 'BASE TABLE' group by 1, 2 order by 1, 2"
+    )
+    assert cur.fetchall() == [("OTHER", "EVENTS", 1), ("PUBLIC", "ORDERS", 5)]
+
+
+def test_schemata_views_and_databases(cur: SnowflakeCursor, database: str) -> None:
+    setup_objects(cur)
+    cur.execute("select schema_name from information_schema.schemata order by 1")
+    assert cur.fetchall() == [("INFORMATION_SCHEMA",), ("OTHER",), ("PUBLIC",)]
+    cur.execute("select table_name, is_secure from information_schema.views")
+    assert cur.fetchall() == [("BIG_ORDERS", "NO")]
+    cur.execute(f"select count(*) from information_schema.databases where database_name = '{database}'")
+    assert cur.fetchall() == [(1,)]
+
+
+def test_information_schema_lists_its_own_views(cur: SnowflakeCursor) -> None:
+    cur.execute(
+        "select table_name from information_schema.tables where table_schema = 'INFORMATION_SCHEMA' "
+        "and table_name in ('TABLES', 'COLUMNS') order by 1"
+    )
+    assert cur.fetchall() == [("COLUMNS",), ("TABLES",)]
+
+
+def test_a_missing_information_schema_view_or_database_fails(cur: SnowflakeCursor) -> None:
+    for sql in (
+        "select * from information_schema.no_such_view",
+        "select * from no_such_db.information_schema.tables",
+    ):
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+            cur.execute(sql)
+        assert info.value.errno == 2003
