@@ -5,17 +5,20 @@ objects with their keys sorted (Snowflake keeps OBJECT keys ordered), no spaces,
 as JSON numbers (exact decimals without trailing zeros, as Snowflake shows them), strings as JSON
 strings (`"abc"`, quotes included), JSON `null` for a variant null (distinct from SQL NULL, which
 is a null slot). Iceberg stores these columns as plain strings; the Snowflake type lives in the
-Arrow field metadata (`types.SFTYPE_KEY`, plus Arrow's canonical `arrow.json` extension name) so
+Arrow field metadata (`types.SFTYPE_KEY`), so
 
 - result rowtypes say `variant` / `object` / `array` (`types.from_arrow_field`),
-- and UDFs can tell at run time a VARIANT argument (it arrives as a `pyarrow.JsonArray`) from a
-  VARCHAR one (a plain string array): `'abc'` passed to TO_VARIANT becomes `"abc"`, while a
-  VARIANT column passed to it stays as is.
+- and UDFs can tell a VARIANT argument from a VARCHAR one: the SQL rewrite passes
+  `arrow_metadata(x, 'embucket.sftype')` (known at planning) beside any argument of
+  unknown type, so `'abc'` passed to TO_VARIANT becomes `"abc"` while a VARIANT column stays as is.
+  The tag is not looked for in run-time batches: DataFusion does not carry it into every batch
+  (union branches, for one). Arrow's `arrow.json` extension type was tried and dropped for that
+  reason, and because pyarrow rejects batches whose extension types differ between branches.
 
-DataFusion keeps that metadata through projections, aliases, subqueries, CTEs, unions and UDF
-calls; native functions such as COALESCE or CASE drop it (the value stays right, the rowtype says
-text). On the wire the encoder pretty-prints these columns with a 2-space indent, as Snowflake
-does (`server/snowflake/encoding.py`).
+DataFusion keeps that metadata in the planned schema through projections, aliases, subqueries,
+CTEs, unions and UDF calls; native functions such as COALESCE or CASE drop it (the value stays
+right, the rowtype says text). On the wire the encoder pretty-prints these columns with a
+2-space indent, as Snowflake does (`server/snowflake/encoding.py`).
 
 Per-value JSON work is unavoidable (values are heterogeneous, so no Arrow schema fits them), so
 every function that needs it does it inside one UDF call over the whole array, here.
@@ -41,7 +44,7 @@ JSON_EXTENSION = b"ARROW:extension:name"
 
 def tagged_field(name: str, kind: str) -> pa.Field:
     """A Utf8 field holding JSON text, tagged as the Snowflake type `kind` (VARIANT/OBJECT/ARRAY)."""
-    return pa.field(name, pa.string(), metadata={SFTYPE_KEY: kind.encode(), JSON_EXTENSION: b"arrow.json"})
+    return pa.field(name, pa.string(), metadata={SFTYPE_KEY: kind.encode()})
 
 
 VARIANT_FIELDS = {kind: tagged_field("r", kind) for kind in ("VARIANT", "OBJECT", "ARRAY")}
@@ -123,12 +126,12 @@ def loads(text: str) -> Any:
     """Parses JSON as PARSE_JSON does: strict JSON first, then Snowflake's lenient forms
     (unquoted keys, single quotes, empty array slots as null, trailing commas)."""
     try:
-        return json.loads(text, parse_float=_number)
+        return json.loads(text, parse_float=number)
     except ValueError:
         return _Lenient(text).document()
 
 
-def _number(text: str) -> Decimal | float:
+def number(text: str) -> Decimal | float:
     """Snowflake keeps a fixed-point literal exact (DECIMAL) and an exponent one as DOUBLE."""
     return float(text) if "e" in text or "E" in text else Decimal(text)
 
@@ -244,7 +247,7 @@ class _Lenient:
         if word in _WORDS:
             return _WORDS[word]
         try:
-            return json.loads(word, parse_float=_number)
+            return json.loads(word, parse_float=number)
         except ValueError:
             raise ParseError(f"unknown literal {word!r}") from None
 

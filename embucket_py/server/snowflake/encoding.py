@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from embucket_py.engine.functions.variant_values import pretty
 from embucket_py.engine.result import QueryResult, ResultColumn
 from embucket_py.types import MAX_BINARY, MAX_VARCHAR, SfType
 
@@ -64,6 +65,12 @@ def _to_json_text(array: pa.Array) -> pa.Array:
     )
 
 
+def _pretty(array: pa.Array) -> pa.Array:
+    """VARIANT values as Snowflake sends them: objects and arrays indented by 2 spaces."""
+    values = pc.cast(array, pa.string()).to_pylist()
+    return pa.array([None if v is None else pretty(v) for v in values], pa.string())
+
+
 def wire_array(array: pa.Array, t: SfType, timezone: str) -> pa.Array:
     """One result column in the Arrow layout the connector expects for its Snowflake type."""
     arrow = array.type
@@ -82,8 +89,12 @@ def wire_array(array: pa.Array, t: SfType, timezone: str) -> pa.Array:
             else pc.cast(array, pa.float64())
         )
     if t.kind in ("TEXT", "VARIANT", "OBJECT", "ARRAY"):
+        if isinstance(arrow, pa.ExtensionType):  # JSON-typed VARIANT text
+            array, arrow = array.storage, array.storage.type
         if pa.types.is_nested(arrow):
             return _to_json_text(array)
+        if t.kind != "TEXT":
+            return _pretty(array)
         return array if pa.types.is_string(arrow) else pc.cast(array, pa.string())
     if t.kind == "BINARY":
         return array if pa.types.is_binary(arrow) else pc.cast(array, pa.binary())
