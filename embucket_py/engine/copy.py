@@ -29,12 +29,20 @@ from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.load import FileOutcome, FileRequest, OnError, load_file, on_error
 from embucket_py.stages.sink import DataFileSink
 
-COPY_TYPE = StatementType.INSERT  # COPY answers like DML: JSON rows the client does not count
+# Snowflake answers COPY as DML (0x3600); as a query here, so its text and counts stay plain rows.
+COPY_TYPE = StatementType.SELECT
 RESULT_COLUMNS = [
-    ("file", TEXT), ("status", TEXT), ("rows_parsed", NUMBER), ("rows_loaded", NUMBER),
-    ("error_limit", NUMBER), ("errors_seen", NUMBER), ("first_error", TEXT), ("first_error_line", NUMBER),
-    ("first_error_character", NUMBER), ("first_error_column_name", TEXT),
-]  # fmt: skip
+    ("file", TEXT),
+    ("status", TEXT),
+    ("rows_parsed", NUMBER),
+    ("rows_loaded", NUMBER),
+    ("error_limit", NUMBER),
+    ("errors_seen", NUMBER),
+    ("first_error", TEXT),
+    ("first_error_line", NUMBER),
+    ("first_error_character", NUMBER),
+    ("first_error_column_name", TEXT),
+]
 
 
 @dataclass(frozen=True)
@@ -106,8 +114,9 @@ def _positional(targets: list[Target]) -> Callable[[list[str], ReadState], list[
     return lambda names, state: [names[i] if i < len(names) else None for i in range(len(targets))]
 
 
-def _transform(select: exp.Select, fmt: FileFormat, display: str, ctx: SqlContext,
-               count: int) -> Callable[[pa.RecordBatch], pa.RecordBatch]:  # fmt: skip
+def _transform(
+    select: exp.Select, fmt: FileFormat, display: str, ctx: SqlContext, count: int
+) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
     """Runs the COPY transformation over each raw batch; outputs t0..tn plus the line numbers."""
     df_ctx = new_context()
     compiled: dict[str, str] = {}
@@ -131,9 +140,11 @@ def _transform(select: exp.Select, fmt: FileFormat, display: str, ctx: SqlContex
             raise from_datafusion(e) from None
         if out.num_columns - 1 != count:
             raise SqlCompilationError(
-                f"Insert value list does not match column list expecting {count} but got {out.num_columns - 1}",
-                code=2020, sqlstate="21S01",
-            )  # fmt: skip
+                "Insert value list does not match column list "
+                f"expecting {count} but got {out.num_columns - 1}",
+                code=2020,
+                sqlstate="21S01",
+            )
         arrays = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in out.columns]
         return pa.RecordBatch.from_arrays(arrays, names=[f"t{i}" for i in range(count)] + [LINE_COLUMN])
 
@@ -163,14 +174,23 @@ def copy_into_table(
             raise SqlCompilationError(
                 f"{fmt.type} file format can produce one and only one column of type variant, object, or "
                 "array. Load data into separate columns using the MATCH_BY_COLUMN_NAME copy option or copy "
-                "with transformation.", code=2019, sqlstate="0A000",
-            )  # fmt: skip
+                "with transformation.",
+                code=2019,
+                sqlstate="0A000",
+            )
         if fmt.type == "PARQUET":
             raise Unsupported("Loading Parquet rows into one VARIANT column is not supported yet.")
     if as_columns and fmt.type == "CSV" and not fmt.option("PARSE_HEADER"):
-        raise SqlCompilationError("MATCH_BY_COLUMN_NAME for CSV needs the file format option PARSE_HEADER = TRUE.",
-                                  code=2019, sqlstate="0A000")  # fmt: skip
-    if validation.startswith("RETURN_") and validation != "RETURN_ERRORS" and validation != "RETURN_ALL_ERRORS":
+        raise SqlCompilationError(
+            "MATCH_BY_COLUMN_NAME for CSV needs the file format option PARSE_HEADER = TRUE.",
+            code=2019,
+            sqlstate="0A000",
+        )
+    if (
+        validation.startswith("RETURN_")
+        and validation != "RETURN_ERRORS"
+        and validation != "RETURN_ALL_ERRORS"
+    ):
         return _validate_rows(tables, ref, targets, source, files, fmt, d, ctx, validation, as_columns)
     table = tables.load(ref)
     sink = DataFileSink(table)
@@ -204,8 +224,16 @@ def copy_into_table(
     return constant(RESULT_COLUMNS, [o.row() for o in outcomes], COPY_TYPE)
 
 
-def _request(source: Source, file: StagedFile, fmt: FileFormat, targets: list[Target], d: CopyLoadDef,
-             ctx: SqlContext, match_mode: str, table: str) -> FileRequest:  # fmt: skip
+def _request(
+    source: Source,
+    file: StagedFile,
+    fmt: FileFormat,
+    targets: list[Target],
+    d: CopyLoadDef,
+    ctx: SqlContext,
+    match_mode: str,
+    table: str,
+) -> FileRequest:
     display = f"{source.display}{file.path}"
     transform = None
     if d.query is not None:
@@ -224,22 +252,53 @@ def _request(source: Source, file: StagedFile, fmt: FileFormat, targets: list[Ta
 
 def _errors_result(outcomes: list[FileOutcome]) -> QueryResult:
     """VALIDATION_MODE = RETURN_ERRORS: the first error of each file, nothing loaded."""
-    columns = [("ERROR", TEXT), ("FILE", TEXT), ("LINE", NUMBER), ("CHARACTER", NUMBER),
-               ("BYTE_OFFSET", NUMBER), ("CATEGORY", TEXT), ("CODE", NUMBER), ("SQL_STATE", TEXT),
-               ("COLUMN_NAME", TEXT), ("ROW_NUMBER", NUMBER), ("ROW_START_LINE", NUMBER),
-               ("REJECTED_RECORD", TEXT)]  # fmt: skip
+    columns = [
+        ("ERROR", TEXT),
+        ("FILE", TEXT),
+        ("LINE", NUMBER),
+        ("CHARACTER", NUMBER),
+        ("BYTE_OFFSET", NUMBER),
+        ("CATEGORY", TEXT),
+        ("CODE", NUMBER),
+        ("SQL_STATE", TEXT),
+        ("COLUMN_NAME", TEXT),
+        ("ROW_NUMBER", NUMBER),
+        ("ROW_START_LINE", NUMBER),
+        ("REJECTED_RECORD", TEXT),
+    ]
     rows = [
-        (o.first_error_text, o.file, o.first_error.line, o.first_error.character, None, "conversion", None,
-         None, o.column_name, o.first_error.line, o.first_error.line, None)
+        (
+            o.first_error_text,
+            o.file,
+            o.first_error.line,
+            o.first_error.character,
+            None,
+            "conversion",
+            None,
+            None,
+            o.column_name,
+            o.first_error.line,
+            o.first_error.line,
+            None,
+        )
         for o in outcomes
         if o.first_error is not None
-    ]  # fmt: skip
+    ]
     return constant(columns, rows, StatementType.SELECT)
 
 
-def _validate_rows(tables: Tables, ref: TableName, targets: list[Target], source: Source,
-                   files: list[StagedFile], fmt: FileFormat, d: CopyLoadDef, ctx: SqlContext,
-                   validation: str, as_columns: bool) -> QueryResult:  # fmt: skip
+def _validate_rows(
+    tables: Tables,
+    ref: TableName,
+    targets: list[Target],
+    source: Source,
+    files: list[StagedFile],
+    fmt: FileFormat,
+    d: CopyLoadDef,
+    ctx: SqlContext,
+    validation: str,
+    as_columns: bool,
+) -> QueryResult:
     """VALIDATION_MODE = RETURN_<n>_ROWS: the first n rows as they would load (errors abort)."""
     try:
         limit = int(validation.removeprefix("RETURN_").removesuffix("_ROWS"))
@@ -256,4 +315,3 @@ def _validate_rows(tables: Tables, ref: TableName, targets: list[Target], source
     data = pa.Table.from_batches(rows).slice(0, limit) if rows else None
     result_rows: list[tuple[Any, ...]] = [tuple(r.values()) for r in data.to_pylist()] if data else []
     return constant([(t.name, t.type) for t in targets], result_rows, StatementType.SELECT)
-

@@ -14,9 +14,22 @@ from embucket_py import __version__
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
-from embucket_py.engine import alter, changes, commands, ddl, dml, history, metadata, transactions, variables
+from embucket_py.engine import (
+    alter,
+    changes,
+    commands,
+    ddl,
+    dml,
+    history,
+    metadata,
+    stage_statements,
+    staged_query,
+    transactions,
+    variables,
+)
 from embucket_py.engine.query import describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
+from embucket_py.engine.stages import StageResolver
 from embucket_py.engine.time_travel import STATEMENTS
 from embucket_py.errors import BindError, Unsupported
 from embucket_py.sessions.session import Session
@@ -28,6 +41,8 @@ from embucket_py.sql.dml import InsertDef, insert_def, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
+from embucket_py.sql.stages import is_stage_statement
+from embucket_py.stages.registry import StageRegistry
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +76,7 @@ class Engine:
     def __init__(self, metastore: Metastore, parameter_defaults: dict[str, object]) -> None:
         self.metastore = metastore
         self.tables = Tables(metastore)
+        self.stages = StageResolver(self.tables, StageRegistry(metastore))
         self.history = history_of(metastore)
         # AT | BEFORE(STATEMENT => id) of a statement this process no longer remembers.
         STATEMENTS.fallback = self.history.times
@@ -161,6 +177,12 @@ class Engine:
         elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
         ctx = self.sql_context(session, query_id)
+        metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
+        if is_stage_statement(tree) and (not describe_only or metadata_only):
+            result = stage_statements.run(self.stages, tables, session, tree, ctx)
+            if describe_only:
+                result.batches = []
+            return result
         if describe_only and (is_show(tree) or isinstance(tree, exp.Describe)):
             # SHOW/DESCRIBE only read metadata: run them for their columns, keep no rows.
             result = self._metadata(session, tree, ctx)
@@ -168,6 +190,8 @@ class Engine:
             return result
         if describe_only:
             return self._describe(tables, tree, ctx, statement.source)
+        if staged_query.reads_stage(tree):
+            return staged_query.run(self.stages, session, tree, ctx, statement.source, cancel)
         if isinstance(tree, _QUERY_TYPES):
             return run_query(tables, tree, ctx, statement.source, cancel)
         if isinstance(tree, exp.Insert):

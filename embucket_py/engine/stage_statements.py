@@ -30,6 +30,8 @@ def run(
         return stages.show(resolver, session, tree, ctx)
     if isinstance(tree, exp.Put):
         return stages.put(resolver, session, sql.put_def(tree, ctx))
+    if isinstance(tree, exp.Get):
+        return stages.get(resolver, session, sql.get_tree_def(tree, ctx))
     if isinstance(tree, exp.ListStage):
         return stages.list_files(resolver, session, sql.list_def(tree, ctx))
     if isinstance(tree, exp.Copy):

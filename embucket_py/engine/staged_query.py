@@ -36,8 +36,7 @@ def _infer_schema_call(tree: exp.Expression) -> exp.Anonymous | None:
     from_ = tree.args.get("from_") or tree.args.get("from")
     node = from_.this if from_ is not None else None
     if isinstance(node, exp.TableFromRows) and isinstance(node.this, exp.Anonymous):
-        if node.this.name.upper() == "INFER_SCHEMA":
-            return node.this
+        return node.this if node.this.name.upper() == "INFER_SCHEMA" else None
     return None
 
 
@@ -47,8 +46,9 @@ def reads_stage(tree: exp.Expression) -> bool:
     return isinstance(tree, exp.Select) and staged_sql.stage_reference(tree) is not None
 
 
-def _files(resolver: StageResolver, session: Session, ctx: SqlContext, location: str,
-           options: dict[str, str]) -> tuple[list[tuple[StagedFile, FileRequest]], FileFormat]:  # fmt: skip
+def _files(
+    resolver: StageResolver, session: Session, ctx: SqlContext, location: str, options: dict[str, str]
+) -> tuple[list[tuple[StagedFile, FileRequest]], FileFormat]:
     resolved = resolver.resolve(stage_location(location, ctx), session)
     inline = {"FORMAT_NAME": options["FILE_FORMAT"]} if options.get("FILE_FORMAT") else None
     fmt = resolver.stage_format(resolved, inline, session, ctx)
@@ -89,8 +89,13 @@ def run(
             batches.append(batch)
         del file
     if not batches:
-        data = pa.table({"c1": pa.array([], pa.string()), LINE_COLUMN: pa.array([], pa.int64()),
-                         staged_sql.FILENAME: pa.array([], pa.string())})  # fmt: skip
+        data = pa.table(
+            {
+                "c1": pa.array([], pa.string()),
+                LINE_COLUMN: pa.array([], pa.int64()),
+                staged_sql.FILENAME: pa.array([], pa.string()),
+            }
+        )
     else:
         data = pa.Table.from_batches(_unify(batches))
     rewritten = staged_sql.rewrite(tree, columns if named else None)
@@ -114,16 +119,18 @@ def _unify(batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
         if b.schema.equals(widest):
             out.append(b)
             continue
-        arrays = [b.column(f.name) if f.name in b.schema.names else pa.nulls(b.num_rows, f.type) for f in widest]
+        arrays = [
+            b.column(f.name) if f.name in b.schema.names else pa.nulls(b.num_rows, f.type) for f in widest
+        ]
         out.append(pa.RecordBatch.from_arrays(arrays, schema=widest))
     return out
 
 
-def _infer_schema(resolver: StageResolver, session: Session, call: exp.Anonymous, ctx: SqlContext) -> QueryResult:
+def _infer_schema(
+    resolver: StageResolver, session: Session, call: exp.Anonymous, ctx: SqlContext
+) -> QueryResult:
     """INFER_SCHEMA: one row per column of the first file (name, Snowflake type, nullability)."""
-    args = {
-        str(k.this.name).upper(): k.expression.name for k in call.expressions if isinstance(k, exp.Kwarg)
-    }
+    args = {str(k.this.name).upper(): k.expression.name for k in call.expressions if isinstance(k, exp.Kwarg)}
     if "LOCATION" not in args:
         raise SqlCompilationError("INFER_SCHEMA needs LOCATION.", code=1044, sqlstate="42P13")
     options = {"FILE_FORMAT": args.get("FILE_FORMAT", "")}
@@ -138,8 +145,14 @@ def _infer_schema(resolver: StageResolver, session: Session, call: exp.Anonymous
                 fields[field.name] = (field, [])
             fields[field.name][1].append(request.display)
         del file
-    columns = [("COLUMN_NAME", TEXT), ("TYPE", TEXT), ("NULLABLE", BOOLEAN), ("EXPRESSION", TEXT),
-               ("FILENAMES", TEXT), ("ORDER_ID", NUMBER)]  # fmt: skip
+    columns = [
+        ("COLUMN_NAME", TEXT),
+        ("TYPE", TEXT),
+        ("NULLABLE", BOOLEAN),
+        ("EXPRESSION", TEXT),
+        ("FILENAMES", TEXT),
+        ("ORDER_ID", NUMBER),
+    ]
     rows = []
     for i, (name, (field, names)) in enumerate(fields.items()):
         sf = from_arrow_type(field.type)
@@ -166,4 +179,3 @@ def _file_schema(request: FileRequest, fmt: FileFormat) -> pa.Schema:
         names = state.header or [n for n in batch.schema.names if n != LINE_COLUMN]
         return pa.schema([pa.field(n, batch.column(i).type) for i, n in enumerate(names)])
     return pa.schema([])
-

@@ -99,8 +99,9 @@ class StageResolver:
         key = self.stage_key(stage)
         return Resolved(self.internal_store(key), location.path, f"{stage.name.lower()}/", stage, key)
 
-    def stage_format(self, resolved: Resolved, inline: dict[str, Any] | None, session: Session,
-                     ctx: SqlContext) -> FileFormat:  # fmt: skip
+    def stage_format(
+        self, resolved: Resolved, inline: dict[str, Any] | None, session: Session, ctx: SqlContext
+    ) -> FileFormat:
         """The format a statement uses: inline options, else the stage's, else CSV defaults."""
         options = inline if inline else (resolved.stage.file_format if resolved.stage else {})
         return self.named_or_inline(options or {}, session, ctx)
@@ -124,9 +125,16 @@ def create_stage(resolver: StageResolver, session: Session, d: sql.StageDef) -> 
     session_id = session.id if d.temporary else 0
     old = resolver.registry.stage(d.parts, session.id) if d.replace else None
     created = resolver.registry.create_stage(
-        d.parts, url=d.url, credentials=d.credentials, endpoint=d.endpoint, file_format=d.file_format,
-        comment=d.comment, session_id=session_id, replace=d.replace, if_not_exists=d.if_not_exists,
-    )  # fmt: skip
+        d.parts,
+        url=d.url,
+        credentials=d.credentials,
+        endpoint=d.endpoint,
+        file_format=d.file_format,
+        comment=d.comment,
+        session_id=session_id,
+        replace=d.replace,
+        if_not_exists=d.if_not_exists,
+    )
     if old is not None and not old.external and old.session_id == session_id:
         resolver.internal_store(resolver.stage_key(old)).delete_all()
     if not created:
@@ -150,9 +158,13 @@ def drop(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> Query
 def create_file_format(resolver: StageResolver, session: Session, d: sql.FileFormatDef) -> QueryResult:
     fmt = file_format(d.options)
     created = resolver.registry.create_file_format(
-        d.parts, {"TYPE": fmt.type, **fmt.options}, comment=d.comment,
-        session_id=session.id if d.temporary else 0, replace=d.replace, if_not_exists=d.if_not_exists,
-    )  # fmt: skip
+        d.parts,
+        {"TYPE": fmt.type, **fmt.options},
+        comment=d.comment,
+        session_id=session.id if d.temporary else 0,
+        replace=d.replace,
+        if_not_exists=d.if_not_exists,
+    )
     if not created:
         return status(f"{d.parts[2]} already exists, statement succeeded.")
     return status(f"File format {d.parts[2]} successfully created.")
@@ -180,8 +192,11 @@ def _show_scope(tree: exp.Show, ctx: SqlContext) -> tuple[str, str | None]:
         database = normalize(scope.args["db"]) if scope.args.get("db") else ctx.database
         return str(database), normalize(scope.this)
     if ctx.database is None:
-        raise SqlCompilationError("Cannot perform SHOW. This session does not have a current database.",
-                                  code=90105, sqlstate="22000")  # fmt: skip
+        raise SqlCompilationError(
+            "Cannot perform SHOW. This session does not have a current database.",
+            code=90105,
+            sqlstate="22000",
+        )
     return ctx.database, ctx.schema
 
 
@@ -196,31 +211,79 @@ def show(resolver: StageResolver, session: Session, tree: exp.Show, ctx: SqlCont
     database, schema = _show_scope(tree, ctx)
     pattern = _like(tree)
     if tree.name.upper() == "STAGES":
-        columns = [("created_on", TIMESTAMP), ("name", TEXT), ("database_name", TEXT), ("schema_name", TEXT),
-                   ("url", TEXT), ("has_credentials", TEXT), ("has_encryption_key", TEXT), ("owner", TEXT),
-                   ("comment", TEXT), ("region", TEXT), ("type", TEXT), ("cloud", TEXT),
-                   ("notification_channel", TEXT), ("storage_integration", TEXT), ("endpoint", TEXT),
-                   ("owner_role_type", TEXT), ("directory_enabled", TEXT)]  # fmt: skip
+        columns = [
+            ("created_on", TIMESTAMP),
+            ("name", TEXT),
+            ("database_name", TEXT),
+            ("schema_name", TEXT),
+            ("url", TEXT),
+            ("has_credentials", TEXT),
+            ("has_encryption_key", TEXT),
+            ("owner", TEXT),
+            ("comment", TEXT),
+            ("region", TEXT),
+            ("type", TEXT),
+            ("cloud", TEXT),
+            ("notification_channel", TEXT),
+            ("storage_integration", TEXT),
+            ("endpoint", TEXT),
+            ("owner_role_type", TEXT),
+            ("directory_enabled", TEXT),
+        ]
         rows = [
-            (s.created_on, s.name, s.database, s.schema, s.url or "", "Y" if s.credentials else "N", "N",
-             session.role, s.comment or "", None, ("EXTERNAL" if s.external else "INTERNAL")
-             + (" TEMPORARY" if s.temporary else ""), "AWS" if s.url and s.url.startswith("s3") else None,
-             None, None, s.endpoint, "ROLE", "N")
+            (
+                s.created_on,
+                s.name,
+                s.database,
+                s.schema,
+                s.url or "",
+                "Y" if s.credentials else "N",
+                "N",
+                session.role,
+                s.comment or "",
+                None,
+                ("EXTERNAL" if s.external else "INTERNAL") + (" TEMPORARY" if s.temporary else ""),
+                "AWS" if s.url and s.url.startswith("s3") else None,
+                None,
+                None,
+                s.endpoint,
+                "ROLE",
+                "N",
+            )
             for s in resolver.registry.stages(database, schema, session.id)
             if pattern is None or like_matches(pattern, s.name)
-        ]  # fmt: skip
+        ]
         return constant(columns, rows, StatementType.SHOW)
-    columns = [("created_on", TIMESTAMP), ("name", TEXT), ("database_name", TEXT), ("schema_name", TEXT),
-               ("type", TEXT), ("owner", TEXT), ("comment", TEXT), ("format_options", TEXT),
-               ("owner_role_type", TEXT)]  # fmt: skip
+    columns = [
+        ("created_on", TIMESTAMP),
+        ("name", TEXT),
+        ("database_name", TEXT),
+        ("schema_name", TEXT),
+        ("type", TEXT),
+        ("owner", TEXT),
+        ("comment", TEXT),
+        ("format_options", TEXT),
+        ("owner_role_type", TEXT),
+    ]
     rows = []
     for f in resolver.registry.file_formats(database, schema, session.id):
         if pattern is not None and not like_matches(pattern, f.name):
             continue
         fmt = file_format(f.options)
         options = {k: v for k, v in show_options(fmt).items() if k != "TYPE"}
-        rows.append((f.created_on, f.name, f.database, f.schema, fmt.type, session.role, f.comment or "",
-                     _json(options), "ROLE"))  # fmt: skip
+        rows.append(
+            (
+                f.created_on,
+                f.name,
+                f.database,
+                f.schema,
+                fmt.type,
+                session.role,
+                f.comment or "",
+                _json(options),
+                "ROLE",
+            )
+        )
     return constant(columns, rows, StatementType.SHOW)
 
 
@@ -242,14 +305,26 @@ def describe(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> Q
     if ref.kind == "FILE FORMAT":
         fmt = file_format(resolver.registry.require_file_format(ref.parts, session.id).options)
         default = file_format({"TYPE": fmt.type})
-        columns = [("property", TEXT), ("property_type", TEXT), ("property_value", TEXT),
-                   ("property_default", TEXT)]  # fmt: skip
+        columns = [
+            ("property", TEXT),
+            ("property_type", TEXT),
+            ("property_value", TEXT),
+            ("property_default", TEXT),
+        ]
         rows = [
-            (k, type(v).__name__.replace("str", "String").replace("int", "Long").replace("bool", "Boolean")
-             .replace("list", "List").replace("NoneType", "String"),
-             _property_text(v), _property_text(show_options(default).get(k)))
+            (
+                k,
+                type(v)
+                .__name__.replace("str", "String")
+                .replace("int", "Long")
+                .replace("bool", "Boolean")
+                .replace("list", "List")
+                .replace("NoneType", "String"),
+                _property_text(v),
+                _property_text(show_options(default).get(k)),
+            )
             for k, v in show_options(fmt).items()
-        ]  # fmt: skip
+        ]
         return constant(columns, rows, StatementType.DESCRIBE)
     stage = resolver.registry.require_stage(ref.parts, session.id)
     fmt = resolver.named_or_inline(stage.file_format, session, SqlContext(stage.database, stage.schema))
@@ -263,8 +338,13 @@ def describe(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> Q
         ("STAGE_LOCATION", "ENDPOINT", "String", stage.endpoint or "", ""),
         ("STAGE_CREDENTIALS", "AWS_KEY_ID", "String", str(stage.credentials.get("AWS_KEY_ID", "")), ""),
     ]
-    columns = [("parent_property", TEXT), ("property", TEXT), ("property_type", TEXT),
-               ("property_value", TEXT), ("property_default", TEXT)]  # fmt: skip
+    columns = [
+        ("parent_property", TEXT),
+        ("property", TEXT),
+        ("property_type", TEXT),
+        ("property_value", TEXT),
+        ("property_default", TEXT),
+    ]
     return constant(columns, rows, StatementType.DESCRIBE)
 
 
@@ -277,13 +357,20 @@ def list_files(resolver: StageResolver, session: Session, d: sql.ListDef) -> Que
     if d.remove:
         for f in files:
             resolved.store.delete(f.path)
-        return constant([("name", TEXT), ("result", TEXT)], [(resolved.name(f), "removed") for f in files],
-                        StatementType.SHOW)  # fmt: skip
+        return constant(
+            [("name", TEXT), ("result", TEXT)],
+            [(resolved.name(f), "removed") for f in files],
+            StatementType.SHOW,
+        )
     rows = [
-        (resolved.name(f), f.size, resolved.store.digest(f.path),
-         f.modified.strftime("%a, %-d %b %Y %H:%M:%S GMT"))
+        (
+            resolved.name(f),
+            f.size,
+            resolved.store.digest(f.path),
+            f.modified.strftime("%a, %-d %b %Y %H:%M:%S GMT"),
+        )
         for f in files
-    ]  # fmt: skip
+    ]
     columns = [("name", TEXT), ("size", NUMBER), ("md5", TEXT), ("last_modified", TEXT)]
     return constant(columns, rows, StatementType.SHOW)
 
@@ -298,13 +385,18 @@ def put(resolver: StageResolver, session: Session, d: sql.PutDef) -> TransferRes
     resolved = resolver.resolve(d.target, session)
     key = _internal(resolved, "PUT")
     path = resolved.path.strip("/")
-    options = {k: d.options[k] for k in ("AUTO_COMPRESS", "SOURCE_COMPRESSION", "OVERWRITE", "PARALLEL")
-               if k in d.options}  # fmt: skip
+    options = {
+        k: d.options[k]
+        for k in ("AUTO_COMPRESS", "SOURCE_COMPRESSION", "OVERWRITE", "PARALLEL")
+        if k in d.options
+    }
     target = f"{key}/{path}" if path else key
     local_dir = resolver.internal_store(target).local_path("") if resolved.store.local else ""
     if local_dir:
         os.makedirs(local_dir, exist_ok=True)
-    return _transfer(status("", StatementType.DDL), Transfer("UPLOAD", [d.source], target, local_dir, options))
+    return _transfer(
+        status("", StatementType.DDL), Transfer("UPLOAD", [d.source], target, local_dir, options)
+    )
 
 
 def get(resolver: StageResolver, session: Session, d: sql.GetDef) -> TransferResult:

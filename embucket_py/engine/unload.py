@@ -73,12 +73,14 @@ class _FileWriter:
             delimiter = str(fmt.option("FIELD_DELIMITER") or ",")
             quote = fmt.option("FIELD_OPTIONALLY_ENCLOSED_BY")
             self.writer = pcsv.CSVWriter(
-                sink, schema,
+                sink,
+                schema,
                 write_options=pcsv.WriteOptions(
-                    include_header=header, delimiter=delimiter,
+                    include_header=header,
+                    delimiter=delimiter,
                     quoting_style="needed" if quote else "none",
                 ),
-            )  # fmt: skip
+            )
         else:
             self.writer = None
 
@@ -90,8 +92,9 @@ class _FileWriter:
                 raise SqlCompilationError(
                     "JSON file format can produce one and only one column of type variant, object, or array. "
                     "Use CSV file format if you want to load more than one column.",
-                    code=2019, sqlstate="0A000",
-                )  # fmt: skip
+                    code=2019,
+                    sqlstate="0A000",
+                )
             text = "\n".join(str(v) for v in batch.column(0).to_pylist() if v is not None) + "\n"
             self.sink.write(text.encode())
         else:
@@ -137,7 +140,13 @@ def copy_into_location(
     header = bool(d.options.get("HEADER"))
     max_size = int(d.options.get("MAX_FILE_SIZE") or DEFAULT_MAX_FILE_SIZE)
     store, path = resolved.store, resolved.path
-    directory, prefix = (path, "data") if path.endswith("/") or not path else path.rsplit("/", 1) if "/" in path else ("", path)
+    directory, prefix = (
+        (path, "data")
+        if path.endswith("/") or not path
+        else path.rsplit("/", 1)
+        if "/" in path
+        else ("", path)
+    )
     directory = directory.rstrip("/")
     if d.options.get("OVERWRITE"):
         for f in store.list(path):
@@ -151,8 +160,18 @@ def copy_into_location(
     return _result(writers)
 
 
-def _write(store: StageStore, directory: str, prefix: str, fmt: FileFormat, header: bool, max_size: int,
-           single: bool, batches: Iterator[pa.RecordBatch], names: list[str], sub: str) -> list[_FileWriter]:  # fmt: skip
+def _write(
+    store: StageStore,
+    directory: str,
+    prefix: str,
+    fmt: FileFormat,
+    header: bool,
+    max_size: int,
+    single: bool,
+    batches: Iterator[pa.RecordBatch],
+    names: list[str],
+    sub: str,
+) -> list[_FileWriter]:
     writers: list[_FileWriter] = []
     current: _FileWriter | None = None
     base = "/".join(p for p in (directory, sub) if p)
@@ -171,8 +190,18 @@ def _write(store: StageStore, directory: str, prefix: str, fmt: FileFormat, head
     return writers
 
 
-def _partitioned(tables: Tables, store: StageStore, directory: str, prefix: str, fmt: FileFormat, header: bool,
-                 max_size: int, query: exp.Expression, partition: exp.Expression, ctx: SqlContext) -> QueryResult:  # fmt: skip
+def _partitioned(
+    tables: Tables,
+    store: StageStore,
+    directory: str,
+    prefix: str,
+    fmt: FileFormat,
+    header: bool,
+    max_size: int,
+    query: exp.Expression,
+    partition: exp.Expression,
+    ctx: SqlContext,
+) -> QueryResult:
     """PARTITION BY <expr>: one folder per distinct value of the expression (NULL -> _NULL_)."""
     key = "__partition"
     wrapped = exp.select("*", exp.alias_(partition.copy(), key, quoted=True)).from_(
@@ -186,8 +215,9 @@ def _partitioned(tables: Tables, store: StageStore, directory: str, prefix: str,
         mask = pa.compute.is_null(column) if value is None else pa.compute.equal(column, value)
         part = data.filter(mask).drop_columns([data.schema.names[-1]])
         sub = "_NULL_" if value is None else str(value)
-        writers += _write(store, directory, prefix, fmt, header, max_size, False, iter(part.to_batches()),
-                          names[:-1], sub)  # fmt: skip
+        writers += _write(
+            store, directory, prefix, fmt, header, max_size, False, iter(part.to_batches()), names[:-1], sub
+        )
     return _result(writers)
 
 

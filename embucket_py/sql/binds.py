@@ -118,7 +118,24 @@ def substitute(tree: exp.Expression, binds: list[Bind]) -> exp.Expression:
             raise BindError(f"Bind variable {node.this or '?'} not set.")
         return literal(binds[index])
 
-    return tree.transform(replace, copy=True)
+    return _named_identifiers(tree.transform(replace, copy=True))
+
+
+def _named_identifiers(tree: exp.Expression) -> exp.Expression:
+    """`IDENTIFIER(?)` with its name bound (write_pandas does this) is that name, parsed."""
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.DynamicIdentifier):
+            value = node.this.this
+            if isinstance(value, exp.Literal) and value.is_string:
+                named = exp.to_table(value.name, dialect="snowflake")
+                for key, arg in node.args.items():
+                    if key not in ("this", "db", "catalog") and arg is not None:
+                        named.set(key, arg)
+                return named
+        return node
+
+    return tree.transform(replace, copy=False)
 
 
 def without_placeholders(tree: exp.Expression) -> exp.Expression:

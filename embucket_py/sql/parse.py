@@ -7,6 +7,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from embucket_py.errors import SyntaxError_
+from embucket_py.sql.stages import quote_local_paths
 
 
 def parse(text: str) -> list[exp.Expression]:
@@ -15,6 +16,7 @@ def parse(text: str) -> list[exp.Expression]:
     Raises:
         SyntaxError_: the text is not valid Snowflake SQL (code 1003, SQLSTATE 42000).
     """
+    text = quote_local_paths(text)
     try:
         trees = sqlglot.parse(text, read="snowflake")
     except ParseError as e:

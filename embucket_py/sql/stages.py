@@ -198,9 +198,11 @@ def _value(node: exp.Expression | None) -> Any:
     if isinstance(node, exp.Null):
         return None
     if isinstance(node, exp.Table | exp.Column):
-        return ".".join(normalize(p) for p in table_parts(node) if p is not None) if isinstance(
-            node, exp.Table
-        ) else node.sql(dialect="snowflake")
+        return (
+            ".".join(normalize(p) for p in table_parts(node) if p is not None)
+            if isinstance(node, exp.Table)
+            else node.sql(dialect="snowflake")
+        )
     if isinstance(node, exp.Identifier):
         return normalize(node)
     if isinstance(node, exp.Var):
@@ -286,15 +288,15 @@ def _local_path(text: str) -> str:
 def object_parts(target: exp.Expression | None, ctx: SqlContext, what: str) -> list[str]:
     if isinstance(target, exp.Table) and isinstance(target.this, exp.Identifier):
         return qualify(table_parts(target), ctx, what)
-    if isinstance(target, exp.Table) and isinstance(target.this, exp.Literal):
-        # IDENTIFIER('"name"') after bind substitution
-        return stage_location("@" + target.this.name, ctx).parts
+    if isinstance(target, exp.Table) and (literal := target.find(exp.Literal)) is not None:
+        # IDENTIFIER(?) / IDENTIFIER('"name"') once the bind is substituted
+        return stage_location("@" + literal.name, ctx).parts
     raise Unsupported(f"Unsupported object name '{target.sql(dialect='snowflake') if target else ''}'.")
 
 
 def is_stage_statement(tree: exp.Expression) -> bool:
     """Whether the statement belongs to stages, file formats or COPY."""
-    if isinstance(tree, exp.Put | exp.ListStage | exp.Copy):
+    if isinstance(tree, exp.Put | exp.Get | exp.ListStage | exp.Copy):
         return True
     if isinstance(tree, exp.Create | exp.Drop | exp.Describe):
         return str(tree.args.get("kind") or "").upper() in ("STAGE", "FILE FORMAT")
@@ -358,7 +360,9 @@ def alter_file_format_def(text: str, ctx: SqlContext) -> FileFormatDef:
 def object_ref(tree: exp.Drop | exp.Describe, ctx: SqlContext) -> ObjectRef:
     kind = str(tree.args.get("kind")).upper()
     target = tree.expressions[0] if isinstance(tree, exp.Drop) and tree.expressions else tree.this
-    return ObjectRef(kind, object_parts(target, ctx, f"{kind.lower()} operation"), bool(tree.args.get("exists")))
+    return ObjectRef(
+        kind, object_parts(target, ctx, f"{kind.lower()} operation"), bool(tree.args.get("exists"))
+    )
 
 
 def put_def(tree: exp.Put, ctx: SqlContext) -> PutDef:
@@ -383,6 +387,12 @@ def get_def(text: str, ctx: SqlContext) -> GetDef:
     if len(words) < 2:
         raise SyntaxError_("syntax error line 1 at position 4 unexpected '<EOF>'.")
     return GetDef(stage_location(words[0], ctx), _local_path(words[1]), options)
+
+
+def get_tree_def(tree: exp.Get, ctx: SqlContext) -> GetDef:
+    props = tree.args.get("properties")
+    options = properties_options(props.expressions if props else [])
+    return GetDef(stage_location(_text(tree.args["target"]), ctx), _local_path(tree.this.name), options)
 
 
 def list_def(tree: exp.ListStage, ctx: SqlContext) -> ListDef:
@@ -443,3 +453,12 @@ def copy_def(tree: exp.Copy, ctx: SqlContext) -> CopyLoadDef | CopyUnloadDef:
         return CopyLoadDef(table, columns, location, url, select, options, _credentials(tree))
     location, url = _location_or_url(source, ctx)
     return CopyLoadDef(table, columns, location, url, None, options, _credentials(tree))
+
+
+_UNQUOTED_LOCAL = re.compile(r"(?i)^(\s*(?:PUT|GET)\s+(?:\S+\s+)?)(file://[^\s']+)")
+
+
+def quote_local_paths(text: str) -> str:
+    """PUT/GET name local files unquoted (`PUT file:///tmp/*.csv @s`), which would not tokenize
+    (`/*` opens a comment): quote them first."""
+    return _UNQUOTED_LOCAL.sub(lambda m: f"{m.group(1)}'{m.group(2)}'", text, count=1)

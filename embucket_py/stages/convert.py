@@ -17,8 +17,18 @@ from datafusion import functions as f
 
 from embucket_py.types import SfType, to_arrow
 
-_STRPTIME = [("YYYY", "%Y"), ("YY", "%y"), ("MM", "%m"), ("MON", "%b"), ("DD", "%d"), ("HH24", "%H"),
-             ("HH", "%H"), ("MI", "%M"), ("SS", "%S"), ("FF", "%f")]  # fmt: skip
+_STRPTIME = [
+    ("YYYY", "%Y"),
+    ("YY", "%y"),
+    ("MM", "%m"),
+    ("MON", "%b"),
+    ("DD", "%d"),
+    ("HH24", "%H"),
+    ("HH", "%H"),
+    ("MI", "%M"),
+    ("SS", "%S"),
+    ("FF", "%f"),
+]
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,9 @@ def _message(kind: str, raw: object) -> str:
     return text.format(raw)
 
 
-def preformat(batch: pa.RecordBatch, sources: list[str | None], targets: list[Target], formats: dict[str, str]) -> pa.RecordBatch:
+def preformat(
+    batch: pa.RecordBatch, sources: list[str | None], targets: list[Target], formats: dict[str, str]
+) -> pa.RecordBatch:
     """Applies explicit DATE/TIME/TIMESTAMP formats in pyarrow (failures become NULL)."""
     arrays, names = list(batch.columns), list(batch.schema.names)
     for source, target in zip(sources, targets, strict=True):
@@ -171,6 +183,10 @@ def _batch(table: pa.Table) -> pa.RecordBatch:
     batches = table.to_batches()
     if len(batches) == 1:
         return batches[0]
-    return pa.RecordBatch.from_arrays(
-        [pa.array([], type=field.type) for field in table.schema], schema=table.schema
-    ) if not batches else table.combine_chunks().to_batches()[0]  # fmt: skip
+    return (
+        pa.RecordBatch.from_arrays(
+            [pa.array([], type=field.type) for field in table.schema], schema=table.schema
+        )
+        if not batches
+        else table.combine_chunks().to_batches()[0]
+    )

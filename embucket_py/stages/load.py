@@ -5,6 +5,7 @@ https://docs.snowflake.com/en/sql-reference/sql/copy-into-table
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -131,6 +132,8 @@ def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False
     with request.store.open_input(request.file.path) as raw:
         stream = formats.decompressed(raw, compression)
         if fmt.type == "CSV":
+            if not hasattr(stream, "peek"):
+                stream = io.BufferedReader(stream, formats.BLOCK_SIZE)  # type: ignore[arg-type]
             yield from formats.read_csv(stream, fmt, request.csv_columns, state)
         elif as_columns:
             yield from formats.read_json_columns(stream, fmt, state)
@@ -190,7 +193,9 @@ def load_file(
         outcome.first_error_text = first.message
         target = request.targets[first.column - 1] if first.column <= len(request.targets) else None
         outcome.column_name = (
-            f'"{request.table}"["{target.name}":{first.column}]' if target else f'"{request.table}"[{first.column}]'
+            f'"{request.table}"["{target.name}":{first.column}]'
+            if target
+            else f'"{request.table}"[{first.column}]'
         )
     if errors and policy.mode == "ABORT_STATEMENT":
         assert first is not None

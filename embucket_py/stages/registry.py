@@ -195,8 +195,13 @@ class StageRegistry:
         replace: bool,
         if_not_exists: bool,
     ) -> bool:
-        values = {"url": url, "credentials": json.dumps(credentials), "endpoint": endpoint,
-                  "file_format": json.dumps(file_format), "comment": comment}  # fmt: skip
+        values = {
+            "url": url,
+            "credentials": json.dumps(credentials),
+            "endpoint": endpoint,
+            "file_format": json.dumps(file_format),
+            "comment": comment,
+        }
         return self._create(
             stages_table, "Stage", parts, values, session_id, replace=replace, if_not_exists=if_not_exists
         )
@@ -243,9 +248,14 @@ class StageRegistry:
     ) -> bool:
         values = {"options": json.dumps(options), "comment": comment}
         return self._create(
-            file_formats_table, "File format", parts, values, session_id,
-            replace=replace, if_not_exists=if_not_exists,
-        )  # fmt: skip
+            file_formats_table,
+            "File format",
+            parts,
+            values,
+            session_id,
+            replace=replace,
+            if_not_exists=if_not_exists,
+        )
 
     def alter_file_format(
         self, parts: list[str], session_id: int, options: dict[str, Any], comment: str | None

@@ -62,10 +62,8 @@ def stage_reference(select: exp.Select) -> exp.Table | None:
     """The `@stage` table a query reads, when its FROM is one."""
     from_ = select.args.get("from_") or select.args.get("from")
     table = from_.this if from_ is not None else None
-    if isinstance(table, exp.Table) and isinstance(table.this, exp.Var | exp.Literal):
-        if str(table.this.this).strip("'").startswith("@"):
-            return table
-    return None
+    is_stage = isinstance(table, exp.Table) and isinstance(table.this, exp.Var | exp.Literal)
+    return table if is_stage and str(table.this.this).strip("'").startswith("@") else None
 
 
 def stage_options(table: exp.Table) -> dict[str, str]:

@@ -14,7 +14,9 @@ from typing import Any
 
 from embucket_py.engine.executor import Statement
 from embucket_py.engine.result import QueryResult, StatementType, constant
+from embucket_py.engine.stages import TransferResult
 from embucket_py.errors import ResultExpired, SnowflakeError, StatementCountMismatch
+from embucket_py.server.snowflake import files
 from embucket_py.server.snowflake.encoding import EncodedResult, encode_arrow, encode_json
 from embucket_py.server.snowflake.running import QueryRecord
 from embucket_py.server.state import ServerState
@@ -126,6 +128,8 @@ def _one(
             log.warning("cannot answer (%s): %s -- %s", e.sqlstate, statement.text, reason)
         raise
     encoded = encode(state, session, result)
+    if isinstance(result, TransferResult) and result.transfer is not None:
+        encoded.data |= files.transfer_data(state, session, result.transfer)
     if request.describe_only:
         encoded.data |= {"numberOfBinds": statement.bind_count, "arrayBindSupported": True}
     return encoded

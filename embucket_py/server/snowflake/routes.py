@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from embucket_py.server.snowflake import login, queries
+from embucket_py.server.snowflake import files, login, queries
 from embucket_py.server.snowflake.wire import renewable
 
 ROUTES = [
@@ -21,4 +21,9 @@ ROUTES = [
     Route("/monitoring/queries/{query_id}", renewable(queries.monitoring), methods=["GET"]),
     Route("/monitoring/queries//{query_id}", renewable(queries.monitoring), methods=["GET"]),
     Route("/results/{query_id}/chunks/{index:int}", queries.chunk, methods=["GET"]),
+    # The S3-compatible endpoint connector 5.x uploads PUT files to and downloads GET files from.
+    Route(f"/{files.BUCKET}/{{key:path}}", files.put_object, methods=["PUT"]),
+    Route(f"/{files.BUCKET}/{{key:path}}", files.get_object, methods=["GET"]),
+    Route(f"/{files.BUCKET}/{{key:path}}", files.head_object, methods=["HEAD"]),
+    Route(f"/{files.BUCKET}/{{key:path}}", files.delete_object, methods=["DELETE"]),
 ]
