@@ -95,6 +95,20 @@ class ExecutionError(SnowflakeError):
     sqlstate = "22000"
 
 
+class InvalidCharacterCode(SnowflakeError):
+    """CHR of a number that is no Unicode code point."""
+
+    code = 100062
+    sqlstate = "22021"
+
+
+class UrlParseError(SnowflakeError):
+    """PARSE_URL of a string that is no URL."""
+
+    code = 100139
+    sqlstate = "22000"
+
+
 class QueryCanceled(SnowflakeError):
     code = 604
     sqlstate = "57014"

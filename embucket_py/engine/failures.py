@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from embucket_py import errors
 from embucket_py.errors import (
     DivisionByZero,
     ExecutionError,
@@ -15,6 +16,9 @@ from embucket_py.errors import (
 )
 
 _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid")
+# A Python UDF that raised one of our errors: DataFusion wraps it as `PyErr { type: <class ...> }`.
+_UDF_ERROR = re.compile(r"PyErr \{ type: <class 'embucket_py\.errors\.(\w+)'>, value: \w+\((['\"])(.*?)\2\)")
+_CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 
 
 def from_datafusion(error: Exception) -> SnowflakeError:
@@ -24,6 +28,12 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         name = match.group(1)
         shown = name.upper() if name == name.lower() else name
         return InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{shown}'")
+    if (match := _UDF_ERROR.search(text)) and isinstance(getattr(errors, match.group(1), None), type):
+        raised = getattr(errors, match.group(1))
+        if issubclass(raised, SnowflakeError):
+            return raised(match.group(3))
+    if match := _CHR.search(text):
+        return errors.InvalidCharacterCode(f"Invalid character code {match.group(1)} in the CHR input")
     if "Divide by zero" in text or "division by zero" in text.lower():
         return DivisionByZero("Division by zero")
     if "Cannot cast string" in text or "Cannot parse" in text:

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datafusion import SessionContext, udf
 
+from embucket_py.errors import UrlParseError
 from embucket_py.types import SFTYPE_KEY
 
 ARRAY_FIELD = pa.field("array", pa.string(), metadata={SFTYPE_KEY: b"ARRAY"})
@@ -249,15 +250,11 @@ def _jarowinkler(left: pa.Array, right: pa.Array) -> pa.Array:
     return per_distinct_pair(left, right, _jaro_winkler_one, pa.int64())
 
 
-class UrlError(ValueError):
-    """PARSE_URL on a URL without a scheme, when errors are not permitted."""
-
-
 def _parse_url_one(url: str, permissive: bool) -> str:
     if ":" not in url or not url.split(":", 1)[0] or "/" in url.split(":", 1)[0]:
         if permissive:
             return json.dumps({"error": "scheme not specified"}, separators=(",", ":"))
-        raise UrlError("Error parsing URL: scheme not specified")
+        raise UrlParseError("Error parsing URL: scheme not specified")
     parts = urlsplit(url)
     netloc = parts.netloc
     host, port = netloc or None, None

@@ -68,7 +68,8 @@ def _from(subject: exp.Expression, position: exp.Expression | None) -> exp.Expre
 
 def _group(params: _Params, group: exp.Expression | None) -> exp.Expression:
     """The group to return: group_num if given (it implies 'e'), 1 for 'e' alone, else the match."""
-    if group is not None:
+    # sqlglot fills in group 0 when the call has none, so 0 with 'e' reads as "no group given".
+    if group is not None and not (params.extract and int_literal(group) == 0):
         return group
     return _ONE.copy() if params.extract else _ZERO.copy()
 

@@ -71,11 +71,19 @@ def _substring(node: exp.Substring) -> exp.Expression:
                 exp.GTE(this=from_end, expression=exp.Literal.number(0)),
                 exp.Add(this=from_end.copy(), expression=exp.Literal.number(1)),
             ),
-            default=exp.Add(this=size.copy(), expression=exp.Literal.number(2)),
+            # Further back than the first character: past the end, so ''.
+            (
+                exp.LT(this=start.copy(), expression=exp.Literal.number(0)),
+                exp.Add(this=size.copy(), expression=exp.Literal.number(2)),
+            ),
         )
     new_length = length
     if length is not None and (int_literal(length) is None or (int_literal(length) or 0) < 0):
-        new_length = call("greatest", length.copy(), exp.Literal.number(0))
+        # Not greatest(): it skips NULLs, and a NULL length must give NULL.
+        new_length = _case(
+            (exp.LT(this=length.copy(), expression=exp.Literal.number(0)), exp.Literal.number(0)),
+            default=length.copy(),
+        )
     return call("substr", text, new_start, *([new_length] if new_length is not None else []))
 
 
