@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pyarrow as pa
+import sqlalchemy as sa
+from pyiceberg.catalog.sql import IcebergTables
 from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
-from pyiceberg.io.pyarrow import _dataframe_to_data_files
 from pyiceberg.manifest import DataFile
 from pyiceberg.schema import Schema
 from pyiceberg.table import Table, Transaction
 from pyiceberg.types import NestedField
+from sqlalchemy.orm import Session as OrmSession
 
 from embucket_py import naming
 from embucket_py.catalog import dropped
@@ -34,6 +36,7 @@ from embucket_py.errors import (
     already_exists,
     object_not_found,
 )
+from embucket_py.layout.clustering import clustering_key, new_data_files
 from embucket_py.types import SfType, arrow_field, from_iceberg, parse_sql_type, to_iceberg
 
 log = logging.getLogger(__name__)
@@ -191,14 +194,37 @@ class Tables:
         self.metastore.catalog(ref.database).rename_table(ref.identifier, to.identifier)
 
     def swap(self, ref: TableName, other: TableName) -> None:
-        """ALTER TABLE ... SWAP WITH: three renames (the SQL catalog has no multi-table commit)."""
-        self.load(ref)
-        self.load(other)
-        parking = TableName(ref.database, ref.schema, f"__swap_{ref.name}_{int(time.time() * 1000)}")
+        """ALTER TABLE ... SWAP WITH: both catalog entries exchange their metadata pointers in one
+        SQL transaction, so no reader ever sees one name missing or both the same.
+
+        Raises:
+            ObjectNotFound / Unsupported (across databases) / CommitFailedException (a concurrent commit).
+        """
+        if other.database != ref.database:
+            raise Unsupported("Swapping tables of different databases is not supported.")
+        first, second = self.load(ref), self.load(other)
+        assert first.metadata_location is not None and second.metadata_location is not None
         cat = self.metastore.catalog(ref.database)
-        cat.rename_table(ref.identifier, parking.identifier)
-        cat.rename_table(other.identifier, ref.identifier)
-        cat.rename_table(parking.identifier, other.identifier)
+        rows = {
+            ref.identifier: (first.metadata_location, second.metadata_location),
+            other.identifier: (second.metadata_location, first.metadata_location),
+        }
+        with OrmSession(cat.engine) as session:
+            for identifier, (current, new) in rows.items():
+                changed = session.execute(
+                    sa.update(IcebergTables)
+                    .where(
+                        IcebergTables.catalog_name == cat.name,
+                        IcebergTables.table_namespace == identifier[0],
+                        IcebergTables.table_name == identifier[1],
+                        IcebergTables.metadata_location == current,
+                    )
+                    .values(metadata_location=new, previous_metadata_location=current)
+                )
+                if changed.rowcount < 1:  # type: ignore[attr-defined]
+                    session.rollback()
+                    raise CommitFailedException(f"{ref} or {other} changed while swapping")
+            session.commit()
 
     def evolve(self, ref: TableName, change: SchemaChange) -> None:
         """Applies column changes as one schema update plus the declared-type property.
@@ -348,7 +374,7 @@ class Tables:
                 snapshot.delete_data_file(data_file)
             if added.num_rows:
                 data = added.cast(table.schema().as_arrow())
-                for data_file in _dataframe_to_data_files(tx.table_metadata, data, table.io):
+                for data_file in new_data_files(table, tx, data):
                     snapshot.append_data_file(data_file)
         self.finish(ref, table, tx, appends_only=False)
 
@@ -377,7 +403,9 @@ class Tables:
             try:
                 data = data.cast(table.schema().as_arrow())
                 tx = table.transaction()
-                if overwrite:
+                if clustering_key(table):
+                    _write_clustered(table, tx, data, overwrite, properties)
+                elif overwrite:
                     tx.overwrite(data, snapshot_properties=properties)
                 else:
                     tx.append(data, snapshot_properties=properties)
@@ -387,6 +415,23 @@ class Tables:
                 log.info("commit conflict on %s, retrying (%d)", ref, attempt + 1)
                 time.sleep(0.01 * 2**attempt)
         raise CommitFailedException(f"could not commit to {ref} after {COMMIT_RETRIES} attempts")
+
+
+def _write_clustered(
+    table: Table, tx: Transaction, data: pa.Table, overwrite: bool, properties: dict[str, str]
+) -> None:
+    """An append (or a full overwrite) of a clustered table, its files laid out by the cube tree."""
+    files = new_data_files(table, tx, data)
+    if overwrite:
+        with tx.update_snapshot(properties).overwrite() as snapshot:
+            for task in table.scan().plan_files():
+                snapshot.delete_data_file(task.file)
+            for data_file in files:
+                snapshot.append_data_file(data_file)
+    else:
+        with tx.update_snapshot(properties).fast_append() as snapshot:
+            for data_file in files:
+                snapshot.append_data_file(data_file)
 
 
 QUERY_ID_PROPERTY = "embucket.query-id"
