@@ -18,6 +18,7 @@ from embucket_py.errors import (
 _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid")
 # A Python UDF that raised one of our errors: DataFusion wraps it as `PyErr { type: <class ...> }`.
 _UDF_ERROR = re.compile(r"PyErr \{ type: <class 'embucket_py\.errors\.(\w+)'>, value: \w+\((['\"])(.*?)\2\)")
+_SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 
 
@@ -40,6 +41,14 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return NumericValueNotRecognized(message)
     if "This feature is not implemented" in text:
         return Unsupported(message.replace("This feature is not implemented: ", ""))
+    if match := _SET_OP_WIDTH.search(text):
+        # https://docs.snowflake.com/en/sql-reference/operators-query#general-usage-notes
+        return SqlCompilationError(
+            f"invalid number of result columns for set operator input branches ({match.group(1)})",
+            code=1789,
+        )
+    if "Aggregate functions are not allowed in the WHERE clause" in text:
+        return SqlCompilationError("Invalid aggregate function in where clause", code=2035)
     if "Error during planning" in text or "Schema error" in text:
         return SqlCompilationError(message.replace("Error during planning: ", ""))
     return ExecutionError(message)

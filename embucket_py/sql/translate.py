@@ -11,6 +11,7 @@ from embucket_py.sql.dialect import DataFusion
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.transforms.context_functions import context_functions
 from embucket_py.sql.transforms.current_time import current_time
+from embucket_py.sql.transforms.dual import dual
 from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
@@ -41,6 +42,7 @@ def translate_query(
     tree = tree.copy()
     if isinstance(tree, exp.Values):
         tree = exp.select("*").from_(tree)
+    tree = dual(tree)
     # PIVOT/UNPIVOT first: they decide the columns later steps see.
     tree = pivot(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.
