@@ -96,7 +96,7 @@ def _derived(
             exp.Column(this=exp.Star(), table=exp.to_identifier(source_name)) if source_name else exp.Star()
         )
         inner.set("expressions", [star, unnest])
-        inner.set("from", exp.From(this=source))
+        inner.set("from_", exp.From(this=source))
         outer_items.append(exp.Star(except_=[exp.column("__FLAT")]))
     for column in COLUMNS:
         value: exp.Expression = _call("get_field", exp.column("__FLAT"), exp.Literal.string(column.lower()))
