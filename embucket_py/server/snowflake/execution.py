@@ -89,8 +89,9 @@ def _result_scan(state: ServerState, query_id: str) -> EncodedResult:
 
 
 def run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
-    if scan := _RESULT_SCAN.fullmatch(request.sql):
+    if (scan := _RESULT_SCAN.fullmatch(request.sql)) and state.queries.get(scan.group(1)) is not None:
         return _result_scan(state, scan.group(1))
+    # Otherwise RESULT_SCAN runs in the engine, over the durable copy of the result.
     statements = state.engine.prepare(request.sql)
     wanted = int(request.parameters.get("MULTI_STATEMENT_COUNT", 1) or 0)
     if wanted != 0 and wanted != len(statements):

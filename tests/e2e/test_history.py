@@ -1,0 +1,82 @@
+"""Query history: LAST_QUERY_ID, RESULT_SCAN, QUERY_HISTORY functions, kept across a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from snowflake.connector.errors import ProgrammingError
+
+from tests.e2e.conftest import Server
+
+
+def test_result_scan_of_last_query_id(cur: Any) -> None:
+    cur.execute("SELECT 1 AS x, 'a' AS y UNION ALL SELECT 2, 'b'")
+    first = cur.sfqid
+    rows = cur.execute("SELECT * FROM TABLE(RESULT_SCAN(LAST_QUERY_ID())) ORDER BY x").fetchall()
+    assert rows == [(1, "a"), (2, "b")]
+    assert [d.name for d in cur.description] == ["X", "Y"]
+    assert cur.execute(f"SELECT y FROM TABLE(RESULT_SCAN('{first}')) WHERE x = 2").fetchall() == [("b",)]
+
+
+def test_result_scan_of_show_output(cur: Any) -> None:
+    cur.execute("CREATE TABLE listed (a INT)")
+    cur.execute("SHOW TABLES")
+    assert cur.execute('SELECT "name" FROM TABLE(RESULT_SCAN(LAST_QUERY_ID()))').fetchall() == [("LISTED",)]
+
+
+def test_last_query_id_counts_back_and_from_the_start(cur: Any) -> None:
+    cur.execute("SELECT 1")
+    one = cur.sfqid
+    cur.execute("SELECT 2")
+    two = cur.sfqid
+    assert cur.execute("SELECT LAST_QUERY_ID(), LAST_QUERY_ID(-2)").fetchall() == [(two, one)]
+
+
+def test_result_scan_of_an_unknown_query_fails(cur: Any) -> None:
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("SELECT * FROM TABLE(RESULT_SCAN('01234567-0000-0000-0000-000000000000'))")
+    assert e.value.errno == 709
+
+
+def test_query_history_by_session_records_status_and_errors(cur: Any) -> None:
+    cur.execute("ALTER SESSION SET QUERY_TAG = 'history-test'")
+    cur.execute("SELECT 42 AS answer")
+    ok = cur.sfqid
+    with pytest.raises(ProgrammingError):
+        cur.execute("SELECT * FROM no_such_table")
+    failed = cur.sfqid
+    rows = cur.execute(
+        "SELECT query_id, query_text, execution_status, error_code, rows_produced, query_tag, query_type "
+        "FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY_BY_SESSION()) ORDER BY start_time"
+    ).fetchall()
+    by_id = {r[0]: r[1:] for r in rows}
+    assert by_id[ok] == ("SELECT 42 AS answer", "SUCCESS", None, 1, "history-test", "SELECT")
+    assert by_id[failed][1:3] == ("FAILED_WITH_ERROR", "002003")
+    limited = cur.execute("SELECT COUNT(*) FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(RESULT_LIMIT => 2))")
+    assert limited.fetchall() == [(2,)]
+
+
+def test_history_and_results_survive_a_restart(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    server.start()
+    try:
+        with server.connect() as conn:
+            cur = conn.cursor()
+            cur.execute("SELECT 'kept' AS v")
+            query_id = cur.sfqid
+    finally:
+        server.stop()
+    server.start()
+    try:
+        with server.connect() as conn:
+            cur = conn.cursor()
+            rows = cur.execute(
+                "SELECT query_text, execution_status FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY()) "
+                f"WHERE query_id = '{query_id}'"
+            ).fetchall()
+            assert rows == [("SELECT 'kept' AS v", "SUCCESS")]
+            assert cur.execute(f"SELECT v FROM TABLE(RESULT_SCAN('{query_id}'))").fetchall() == [("kept",)]
+    finally:
+        server.stop()
