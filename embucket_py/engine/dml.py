@@ -71,3 +71,19 @@ def _check_width(got: int, expected: int) -> None:
         raise SqlCompilationError(
             f"Insert value list does not match column list expecting {expected} but got {got}", code=2020
         )
+
+
+def multi_insert(
+    tables: Tables, defs: list[InsertDef], ctx: SqlContext, cancel: threading.Event | None = None
+) -> QueryResult:
+    """INSERT ALL | FIRST: each INTO clause is its own INSERT (one commit per target); the answer
+    has one count column per clause, as Snowflake's does."""
+    counts: dict[str, int] = {}
+    for d in defs:
+        result = insert(tables, d, ctx, cancel)
+        batch = next(iter(result.batches))
+        name = f"number of rows inserted into {TableName(*d.parts).name}"
+        while name in counts:
+            name += " "
+        counts[name] = int(batch.column(0)[0].as_py())
+    return dml_counts(StatementType.MULTI_INSERT, counts)

@@ -37,7 +37,7 @@ from embucket_py.sql import binds as binding
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import create_def, drop_def
-from embucket_py.sql.dml import InsertDef, insert_def, single_row_values
+from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
@@ -196,6 +196,8 @@ class Engine:
             return run_query(tables, tree, ctx, statement.source, cancel)
         if isinstance(tree, exp.Insert):
             return dml.insert(tables, insert_def(tree, ctx), ctx, cancel)
+        if isinstance(tree, exp.MultitableInserts):
+            return dml.multi_insert(tables, multi_insert_defs(tree, ctx), ctx, cancel)
         if isinstance(tree, exp.Update | exp.Delete | exp.Merge):
             return changes.run_change(tables, tree, ctx, cancel)
         if isinstance(tree, exp.TruncateTable):

@@ -63,3 +63,47 @@ def insert_select(query: exp.Expression, targets: list[tuple[str, SfType]]) -> e
         for n, (_, t) in zip(names, targets, strict=True)
     ]
     return exp.select(*casts).from_(source)
+
+
+def _truth(condition: exp.Expression) -> exp.Expression:
+    """A WHEN condition as TRUE/FALSE: NULL counts as not matched."""
+    return exp.func("COALESCE", exp.Paren(this=condition.copy()), exp.false())
+
+
+def multi_insert_defs(tree: exp.MultitableInserts, ctx: SqlContext) -> list[InsertDef]:
+    """INSERT ALL | FIRST: one INSERT per INTO clause, each reading the source query filtered by its
+    WHEN condition (FIRST: and by no earlier WHEN matching; ELSE: by none matching).
+    https://docs.snowflake.com/en/sql-reference/sql/insert-multi-table"""
+    source = tree.args["source"]
+    first = str(tree.args.get("kind") or "ALL").upper() == "FIRST"
+    conditions: list[exp.Expression] = []  # the WHEN conditions met so far, in order
+    conditional = any(c.args.get("expression") is not None for c in tree.expressions)
+    defs = []
+    guard: exp.Expression | None = None
+    for clause in tree.expressions:
+        insert = clause.this
+        condition = clause.args.get("expression")
+        if clause.args.get("else_"):
+            guard = exp.not_(exp.or_(*[_truth(c) for c in conditions])) if conditions else None
+        elif condition is not None:
+            guard = _truth(condition)
+            if first and conditions:
+                guard = exp.and_(guard, exp.not_(exp.or_(*[_truth(c) for c in conditions])))
+            conditions.append(condition)
+        elif not conditional:
+            guard = None
+        # else: another INTO of the same WHEN (or ELSE) keeps its guard
+        values = insert.args.get("expression")
+        row = single_row_values(values) if values is not None else None
+        if values is not None and row is None:
+            raise Unsupported("INSERT ALL with a VALUES clause of several rows is not supported.")
+        query = exp.select(*([e.copy() for e in row] if row else [exp.Star()])).from_(
+            exp.Subquery(
+                this=source.copy(), alias=exp.TableAlias(this=exp.to_identifier("__source", quoted=True))
+            )
+        )
+        if guard is not None:
+            query = query.where(guard)
+        single = exp.Insert(this=insert.this.copy(), expression=query)
+        defs.append(insert_def(single, ctx))
+    return defs
