@@ -20,9 +20,12 @@ from embucket_py.engine.functions import variant_flatten as _variant_flatten  # 
 
 _FAMILIES += [_variant.register, _variant_arrays.register, _variant_flatten.register]
 
+from embucket_py.engine.functions import aggregates as _aggregates  # noqa: E402
 from embucket_py.engine.functions import conversion as _conversion  # noqa: E402
+from embucket_py.engine.functions import generation as _generation  # noqa: E402
+from embucket_py.engine.functions import numeric as _numeric  # noqa: E402
 
-_FAMILIES += [_conversion.register]
+_FAMILIES += [_conversion.register, _numeric.register, _aggregates.register, _generation.register]
 
 from embucket_py.engine.functions import hashing as _hashing  # noqa: E402
 from embucket_py.engine.functions import regex as _regex  # noqa: E402

@@ -12,6 +12,22 @@ from embucket_py.errors import Unsupported
 _SEQ_FUNCTIONS = ("SEQ1", "SEQ2", "SEQ4", "SEQ8")
 
 
+def _sequence(name: str, node: exp.Expression) -> exp.Expression:
+    """The row number wrapped to the function's width: SEQ1 is 1 byte, SEQ8 8; SEQn(1) is signed."""
+    value = exp.column("value", quoted=True)
+    bits = {"SEQ1": 8, "SEQ2": 16, "SEQ4": 32}.get(name)
+    if bits is None:
+        return value
+    size = exp.Literal.number(1 << bits)
+    signed = node.this is not None and node.this.is_int and int(node.this.name) == 1
+    if not signed:  # parenthesized: it replaces a call, which binds tighter than any operator
+        return exp.Paren(this=exp.Mod(this=value, expression=size))
+    half = exp.Literal.number(1 << (bits - 1))
+    offset = exp.Paren(this=exp.Add(this=value, expression=half))
+    shifted = exp.Paren(this=exp.Mod(this=offset, expression=size))
+    return exp.Paren(this=exp.Sub(this=shifted, expression=half.copy()))
+
+
 def generator(tree: exp.Expression) -> exp.Expression:
     gens = list(tree.find_all(exp.Generator))
     if not gens:
@@ -30,7 +46,7 @@ def generator(tree: exp.Expression) -> exp.Expression:
     def seq(node: exp.Expression) -> exp.Expression:
         name = type(node).__name__.upper() if not isinstance(node, exp.Anonymous) else node.name.upper()
         if isinstance(node, exp.Func) and name in _SEQ_FUNCTIONS:
-            return exp.column("value", quoted=True)
+            return _sequence(name, node)
         return node
 
     return tree.transform(seq)

@@ -13,10 +13,14 @@ _FAMILIES: list[Callable[[exp.Expression], exp.Expression]] = []
 
 # Part A (date/time, conversion, numeric, aggregates, windows, data generation): date/time first, so
 # the other families see its typed results.
+from embucket_py.sql.transforms.functions import aggregates as _aggregates  # noqa: E402
 from embucket_py.sql.transforms.functions import conversion as _conversion  # noqa: E402
 from embucket_py.sql.transforms.functions import datetime as _datetime  # noqa: E402
+from embucket_py.sql.transforms.functions import generation as _generation  # noqa: E402
+from embucket_py.sql.transforms.functions import numeric as _numeric  # noqa: E402
 
-_FAMILIES += [_datetime.rewrite, _conversion.rewrite]
+_FAMILIES += [_datetime.rewrite, _conversion.rewrite, _numeric.rewrite]
+_FAMILIES += [_aggregates.rewrite, _generation.rewrite]
 
 # Part B (strings, regex, hashing, conditional): before semi-structured, whose paths and casts
 # must see the ARRAY/OBJECT results of SPLIT, PARSE_URL, REGEXP_SUBSTR_ALL, ...

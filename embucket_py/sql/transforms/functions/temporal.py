@@ -105,6 +105,11 @@ def mul(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     return exp.Mul(this=paren(a), expression=paren(b))
 
 
+def div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """Plain division (operands are DOUBLE or decimals already; no Snowflake scale rules applied)."""
+    return exp.Div(this=paren(a), expression=paren(b), typed=True)
+
+
 def mod(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     return exp.Mod(this=paren(a), expression=paren(b))
 

@@ -1,0 +1,64 @@
+"""Aggregate UDAFs DataFusion lacks: MODE (the most frequent non-NULL value).
+
+https://docs.snowflake.com/en/sql-reference/functions/mode
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from datafusion import Accumulator, SessionContext, udaf
+
+
+class _Mode(Accumulator):
+    """Keeps value counts; ties go to the smallest value, so the answer does not depend on order."""
+
+    def __init__(self) -> None:
+        self._values: list[pa.Array] = []
+        self._counts: list[pa.Array] = []
+
+    def _add(self, values: pa.Array, counts: pa.Array) -> None:
+        valid = pc.is_valid(values)
+        self._values.append(pc.filter(values, valid))
+        self._counts.append(pc.filter(counts, valid))
+
+    def update(self, values: pa.Array) -> None:
+        counted = pc.value_counts(values)
+        self._add(counted.field("values"), pc.cast(counted.field("counts"), pa.int64()))
+
+    def merge(self, states: list[pa.Array]) -> None:
+        for packed in states[0]:
+            entries = packed.values
+            if entries is not None and len(entries):
+                self._add(entries.field("v"), entries.field("c"))
+
+    def _table(self) -> pa.Table:
+        if not self._values:
+            return pa.table({"v": pa.array([], pa.float64()), "c": pa.array([], pa.int64())})
+        table = pa.table({"v": pa.concat_arrays(self._values), "c": pa.concat_arrays(self._counts)})
+        return table.group_by("v").aggregate([("c", "sum")]).rename_columns(["v", "c"])
+
+    def state(self) -> list[pa.Scalar]:
+        table = self._table()
+        return [
+            pa.scalar(
+                table.to_struct_array().to_pylist(),
+                pa.list_(pa.struct([("v", pa.float64()), ("c", pa.int64())])),
+            )
+        ]
+
+    def evaluate(self) -> pa.Scalar:
+        table = self._table()
+        if table.num_rows == 0:
+            return pa.scalar(None, pa.float64())
+        best = table.sort_by([("c", "descending"), ("v", "ascending")])
+        return pa.scalar(best.column("v")[0].as_py(), pa.float64())
+
+
+_STATE = pa.list_(pa.struct([("v", pa.float64()), ("c", pa.int64())]))
+_UDAFS = [udaf(_Mode, [pa.float64()], pa.float64(), [_STATE], "immutable", "sf_mode")]
+
+
+def register(ctx: SessionContext) -> None:
+    for function in _UDAFS:
+        ctx.register_udaf(function)

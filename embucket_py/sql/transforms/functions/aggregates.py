@@ -1,0 +1,148 @@
+"""Snowflake aggregate and window functions -> DataFusion built-ins (or the project's MODE UDAF).
+
+https://docs.snowflake.com/en/sql-reference/functions-aggregation
+https://docs.snowflake.com/en/sql-reference/functions-window
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from embucket_py.errors import Unsupported
+from embucket_py.sql.transforms.functions.temporal import add, call, cast, div, mul, number, rewrite_all, sub
+
+
+def _bool(node: exp.Expression) -> exp.Expression:
+    # Snowflake's BOOL*_AGG accept numbers: non-zero is TRUE.
+    return cast(node, "BOOLEAN")
+
+
+def _count_if(node: exp.Expression) -> exp.Expression:
+    # COUNT of the TRUE rows: 0 (not NULL) over no rows, as Snowflake gives.
+    return exp.Count(this=exp.Case(ifs=[exp.If(this=node.this, true=number(1))]))
+
+
+def _boolxor(node: exp.Expression) -> exp.Expression:
+    """TRUE when exactly one input is TRUE; NULL when every input is NULL."""
+    trues = exp.Count(this=exp.Case(ifs=[exp.If(this=_bool(node.this), true=number(1))]))
+    none = exp.EQ(this=exp.Count(this=node.this.copy()), expression=number(0))
+    return exp.Case(
+        ifs=[exp.If(this=none, true=exp.Null())], default=exp.EQ(this=trues, expression=number(1))
+    )
+
+
+def _moments(x: exp.Expression) -> tuple[exp.Expression, ...]:
+    fx = cast(x, "DOUBLE")
+    n = cast(exp.Count(this=x.copy()), "DOUBLE")
+    mean = exp.Avg(this=fx)
+    # Central moments from the mean of powers: sum((x - m)^k) over n.
+    m2 = exp.Anonymous(this="var_pop", expressions=[fx.copy()])
+    m3 = sub(
+        sub(
+            exp.Avg(this=call("power", fx.copy(), number(3))),
+            mul(mul(number(3), mean), exp.Avg(this=mul(fx.copy(), fx.copy()))),
+        ),
+        mul(number(-2), call("power", mean.copy(), number(3))),
+    )
+    return n, mean, m2, m3, fx
+
+
+def _skew(node: exp.Expression) -> exp.Expression:
+    """Sample skewness (as Excel's SKEW): n^2 / ((n-1)(n-2)) * m3 / s^3, s the sample deviation."""
+    n, _, _, m3, fx = _moments(node.this)
+    s = call("stddev_samp", fx.copy())
+    factor = div(mul(n, n.copy()), mul(sub(n.copy(), number(1)), sub(n.copy(), number(2))))
+    return div(mul(factor, m3), call("power", s, number(3)))
+
+
+def _kurtosis(node: exp.Expression) -> exp.Expression:
+    """Sample excess kurtosis (as Excel's KURT), from the sums of powers of x."""
+    x = cast(node.this, "DOUBLE")
+    n = cast(exp.Count(this=node.this.copy()), "DOUBLE")
+    mean = exp.Avg(this=x)
+    s4 = sub(
+        add(
+            sub(
+                exp.Avg(this=call("power", x.copy(), number(4))),
+                mul(mul(number(4), mean), exp.Avg(this=call("power", x.copy(), number(3)))),
+            ),
+            mul(
+                mul(number(6), call("power", mean.copy(), number(2))),
+                exp.Avg(this=call("power", x.copy(), number(2))),
+            ),
+        ),
+        mul(number(3), call("power", mean.copy(), number(4))),
+    )
+    var = call("var_samp", x.copy())
+    n1, n2, n3 = sub(n.copy(), number(1)), sub(n.copy(), number(2)), sub(n.copy(), number(3))
+    lead = div(mul(mul(n.copy(), n.copy()), add(n.copy(), number(1))), mul(mul(n1, n2), n3))
+    tail = div(mul(number(3), mul(n1.copy(), n1.copy())), mul(n2.copy(), n3.copy()))
+    return sub(div(mul(lead, s4), call("power", var, number(2))), tail)
+
+
+def _ratio_to_report(window: exp.Window) -> exp.Expression:
+    (value,) = window.this.expressions
+    total = window.copy()
+    total.set("this", exp.Sum(this=value.copy()))
+    total.set("order", None)
+    return div(cast(value, "DOUBLE"), total)
+
+
+def _conditional_true_event(window: exp.Window) -> exp.Expression:
+    (condition,) = window.this.expressions
+    running = window.copy()
+    running.set(
+        "this", exp.Sum(this=exp.Case(ifs=[exp.If(this=condition, true=number(1))], default=number(0)))
+    )
+    running.set(
+        "spec",
+        exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"),
+    )
+    return running
+
+
+def _window(node: exp.Window) -> exp.Expression:
+    inner = node.this
+    name = inner.name.upper() if isinstance(inner, exp.Anonymous) else ""
+    if name == "RATIO_TO_REPORT":
+        return _ratio_to_report(node)
+    if name == "CONDITIONAL_TRUE_EVENT":
+        return _conditional_true_event(node)
+    if name == "CONDITIONAL_CHANGE_EVENT":
+        raise Unsupported("CONDITIONAL_CHANGE_EVENT")
+    return node
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Window):
+        return _window(node)
+    if isinstance(node, exp.AnyValue):
+        return call("first_value", node.this)
+    if isinstance(node, exp.ApproxQuantile):
+        return call("approx_percentile_cont", cast(node.this, "DOUBLE"), node.args["quantile"])
+    if isinstance(node, exp.Median):
+        return call("median", node.this)
+    if isinstance(node, exp.Mode):
+        return call("sf_mode", node.this)
+    if isinstance(node, exp.CountIf):
+        return _count_if(node)
+    if isinstance(node, exp.BoolxorAgg):
+        return _boolxor(node)
+    if isinstance(node, exp.LogicalAnd):
+        return call("bool_and", _bool(node.this))
+    if isinstance(node, exp.LogicalOr):
+        return call("bool_or", _bool(node.this))
+    if isinstance(node, exp.BitwiseAndAgg | exp.BitwiseOrAgg | exp.BitwiseXorAgg):
+        fn = {exp.BitwiseAndAgg: "bit_and", exp.BitwiseOrAgg: "bit_or", exp.BitwiseXorAgg: "bit_xor"}[
+            type(node)
+        ]
+        return call(fn, cast(node.this, "NUMBER(18, 0)"))
+    if isinstance(node, exp.Skewness):
+        return _skew(node)
+    if isinstance(node, exp.Kurtosis):
+        return _kurtosis(node)
+    return node
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    return rewrite_all(tree, _rewrite)

@@ -1,0 +1,119 @@
+"""Snowflake numeric semantics: division scale and division by zero, ROUND modes, FLOOR/CEIL scales,
+DIV0, SQUARE and friends -> DataFusion.
+
+https://docs.snowflake.com/en/sql-reference/operators-arithmetic#scale-and-precision-in-arithmetic-operations
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from embucket_py.sql.transforms.functions.temporal import call, cast, kind_of, mul, number, paren, rewrite_all
+
+
+def _literal_scale(node: exp.Expression) -> int | None:
+    """Digits after the point of a number literal (None for anything else)."""
+    while isinstance(node, exp.Neg | exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = node.name.lower()
+        if "e" in text:
+            return None
+        return len(text.split(".")[1]) if "." in text else 0
+    return None
+
+
+def _divide(dividend: exp.Expression, divisor: exp.Expression) -> exp.Expression:
+    """Snowflake divides exactly: two number literals give NUMBER with scale max(s1, min(s1 + 6, 12));
+    anything else is divided as DOUBLE. Dividing by zero is an error (100051), never inf."""
+    checked = call("sf_divisor", cast(divisor, "DOUBLE"))
+    s1, s2 = _literal_scale(dividend), _literal_scale(divisor)
+    if s1 is not None and s2 is not None:
+        scale = max(s1, min(s1 + 6, 12))
+        quotient = exp.Div(
+            this=paren(cast(dividend, f"NUMBER(38, {scale})")), expression=paren(divisor), typed=True
+        )
+        return cast(call("round", quotient, number(scale)), f"NUMBER(38, {scale})")
+    return exp.Div(this=paren(cast(dividend, "DOUBLE")), expression=paren(checked), typed=True)
+
+
+def _div0(node: exp.If, null_too: bool) -> exp.Expression:
+    # sqlglot reads DIV0(a, b) as IF(b = 0 AND a IS NOT NULL, 0, a / b).
+    division = node.args["false"]
+    if isinstance(division, exp.Div):
+        dividend, divisor = division.this, division.expression
+        zero = exp.EQ(this=divisor.copy(), expression=number(0))
+        condition: exp.Expression = (
+            exp.Or(this=zero, expression=exp.Is(this=divisor.copy(), expression=exp.Null()))
+            if null_too
+            else zero
+        )
+        plain = exp.Div(
+            this=paren(cast(dividend, "DOUBLE")), expression=paren(cast(divisor, "DOUBLE")), typed=True
+        )
+        return exp.Case(ifs=[exp.If(this=condition, true=number(0))], default=plain)
+    return node
+
+
+def _round(node: exp.Round) -> exp.Expression:
+    value, places = node.this, node.args.get("decimals") or number(0)
+    mode = node.args.get("truncate")
+    if isinstance(mode, exp.Literal) and mode.name.upper() == "HALF_TO_EVEN":
+        scaled = mul(value, call("power", number(10), places))
+        tie = exp.EQ(
+            this=call("abs", exp.Sub(this=scaled, expression=call("trunc", scaled.copy()))),
+            expression=number(0.5),
+        )
+        even = exp.Div(
+            this=mul(number(2), call("round", exp.Div(this=scaled.copy(), expression=number(2), typed=True))),
+            expression=call("power", number(10), places.copy()),
+            typed=True,
+        )
+        return exp.Case(ifs=[exp.If(this=tie, true=even)], default=call("round", value.copy(), places.copy()))
+    # DataFusion's ROUND already rounds half away from zero, as Snowflake's default does.
+    return call("round", value, places)
+
+
+def _floor_ceil(node: exp.Expression, name: str) -> exp.Expression:
+    places = node.args.get("decimals")
+    if places is None:
+        return call(name, node.this)
+    factor = call("power", number(10.0), places)
+    return exp.Div(
+        this=call(name, mul(cast(node.this, "DOUBLE"), factor)), expression=factor.copy(), typed=True
+    )
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Div) and not node.args.get("typed"):
+        return _divide(node.this, node.expression)
+    if isinstance(node, exp.If) and isinstance(node.args.get("false"), exp.Div):
+        cond = node.this
+        if isinstance(cond, exp.And):
+            return _div0(node, null_too=False)
+        if isinstance(cond, exp.Or):
+            return _div0(node, null_too=True)
+    if isinstance(node, exp.Round):
+        return _round(node)
+    if isinstance(node, exp.Floor):
+        return _floor_ceil(node, "floor")
+    if isinstance(node, exp.Ceil):
+        return _floor_ceil(node, "ceil")
+    if isinstance(node, exp.Factorial):
+        return call("factorial", node.this)
+    if isinstance(node, exp.Sign):
+        return call("signum", node.this)
+    if isinstance(node, exp.Cbrt):
+        return call("cbrt", cast(node.this, "DOUBLE"))
+    if isinstance(node, exp.Log) and node.expression is not None:
+        return call("log", cast(node.this, "DOUBLE"), cast(node.expression, "DOUBLE"))
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "SQUARE":
+        return call("power", node.expressions[0], number(2))
+    return node
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    return rewrite_all(tree, _rewrite)
+
+
+__all__ = ["kind_of", "rewrite"]
