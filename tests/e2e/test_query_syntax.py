@@ -1,0 +1,73 @@
+"""Query syntax through the connector: lateral aliases, PIVOT/UNPIVOT, DUAL, row order, set operators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from snowflake.connector.errors import ProgrammingError
+
+
+@pytest.fixture
+def sales(cur: Any) -> Any:
+    cur.execute("CREATE TABLE sales (empid INT, amount INT, quarter TEXT)")
+    cur.execute(
+        "INSERT INTO sales VALUES (1, 100, 'Q1'), (1, 50, 'Q2'), (2, 70, 'Q1'), (1, 30, 'Q1'), (3, 5, 'Q2')"
+    )
+    return cur
+
+
+def test_lateral_aliases_in_select_and_where(sales: Any) -> None:
+    sales.execute("SELECT amount * 2 AS dbl, dbl + 1 AS plus FROM sales WHERE dbl > 100 ORDER BY plus")
+    assert [d.name for d in sales.description] == ["DBL", "PLUS"]
+    assert sales.fetchall() == [(140, 141), (200, 201)]
+
+
+def test_a_column_wins_over_an_alias_of_the_same_name(sales: Any) -> None:
+    sales.execute("SELECT empid * 10 AS amount FROM sales WHERE amount = 100")
+    assert sales.fetchall() == [(10,)]
+
+
+def test_pivot_any_and_default_on_null(sales: Any) -> None:
+    sales.execute(
+        "SELECT * FROM sales PIVOT(SUM(amount) FOR quarter IN (ANY ORDER BY quarter) DEFAULT ON NULL (0)) "
+        "ORDER BY empid"
+    )
+    assert [d.name for d in sales.description] == ["EMPID", "'Q1'", "'Q2'"]
+    assert sales.fetchall() == [(1, 130, 50), (2, 70, 0), (3, 0, 5)]
+
+
+def test_unpivot_keeps_each_rows_columns_in_list_order(cur: Any) -> None:
+    cur.execute("CREATE TABLE m (id INT, jan INT, feb INT)")
+    cur.execute("INSERT INTO m VALUES (1, 10, NULL), (2, 20, 30)")
+    cur.execute("SELECT * FROM m UNPIVOT (sales FOR month IN (jan, feb))")
+    assert cur.fetchall() == [(1, "JAN", 10), (2, "JAN", 20), (2, "FEB", 30)]
+    cur.execute("SELECT COUNT(*) FROM m UNPIVOT INCLUDE NULLS (sales FOR month IN (jan, feb))")
+    assert cur.fetchone() == (4,)
+
+
+def test_rows_come_back_in_insertion_order(cur: Any) -> None:
+    cur.execute("CREATE TABLE o (id INT)")
+    for i in (3, 1, 4, 2):
+        cur.execute(f"INSERT INTO o VALUES ({i})")
+    cur.execute("SELECT id FROM o")
+    assert cur.fetchall() == [(3,), (1,), (4,), (2,)]
+
+
+def test_select_from_dual(cur: Any) -> None:
+    cur.execute("SELECT 5 FROM DUAL")
+    assert cur.fetchall() == [(5,)]
+
+
+def test_set_operator_branches_of_different_widths(cur: Any) -> None:
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("SELECT 1 UNION SELECT 1, 2")
+    assert info.value.errno == 1789
+    assert info.value.sqlstate == "42601"
+
+
+def test_create_table_with_a_column_list_as_select(cur: Any) -> None:
+    cur.execute("CREATE TABLE c (k INT, v TEXT) AS SELECT * FROM VALUES (1, 'a'), (2, 'b')")
+    cur.execute("SELECT k, v FROM c ORDER BY k")
+    assert [d.name for d in cur.description] == ["K", "V"]
+    assert cur.fetchall() == [(1, "a"), (2, "b")]
