@@ -1,0 +1,145 @@
+"""String, regex, hash and conditional functions through the real connector; expected values are
+the examples of Snowflake's function documentation."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import snowflake.connector.errors
+
+
+def one(cur: Any, sql: str) -> Any:
+    row = cur.execute(sql).fetchone()
+    return row[0] if len(row) == 1 else row
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT STRTOK('user@snowflake.com', '@.', 2)", "snowflake"),
+        ("SELECT STRTOK('user@snowflake.com.', '@.', 4)", None),
+        ("SELECT SPLIT_PART('11.22.33', '.', 0)", "11"),
+        ("SELECT SPLIT_PART('11.22.33', '.', -1)", "33"),
+        ("SELECT SPLIT_PART('11.22.33', '.', 4)", ""),
+        ("SELECT SUBSTR('mystring', -3, 3)", "ing"),
+        ("SELECT SUBSTR('mystring', 0, 7)", "mystrin"),
+        ("SELECT SUBSTR('mystring', 3, NULL)", None),
+        ("SELECT INSERT('abc', 1, 2, 'Z')", "Zc"),
+        ("SELECT INITCAP('this is the new Frame+Work', '')", "This is the new frame+work"),
+        ("SELECT INITCAP('iqamqinterestedqinqthisqtopic', 'q')", "IqAmqInterestedqInqThisqTopic"),
+        ("SELECT RTRIMMED_LENGTH('  ABCD  ')", 6),
+        ("SELECT SOUNDEX('Robert')", "R163"),
+        ("SELECT JAROWINKLER_SIMILARITY('Dwayne', 'Duane')", 84),
+        ("SELECT EDITDISTANCE('', 'abc')", 3),
+        ("SELECT EDITDISTANCE('abcdef', 'ab', 2)", 2),
+        ("SELECT BASE64_ENCODE('Snowflake')", "U25vd2ZsYWtl"),
+        ("SELECT BASE64_DECODE_STRING('U25vd2ZsYWtl')", "Snowflake"),
+        ("SELECT TRY_BASE64_DECODE_STRING('U25vd2ZsYWtl!')", None),
+        ("SELECT HEX_ENCODE('Snowflake')", "536E6F77666C616B65"),
+        ("SELECT HEX_DECODE_STRING('536E6F77666C616B65')", "Snowflake"),
+        ("SELECT TRY_HEX_DECODE_STRING('536E6')", None),
+        ("SELECT SHA1('Snowflake')", "fda76b0bcc1e87cf259b1d1e3271d76f590fb5dd"),
+        ("SELECT MD5_NUMBER_UPPER64('Snowflake')", Decimal("17145559544104499780")),
+        ("SELECT MD5_NUMBER_LOWER64('Snowflake')", Decimal("9203306159527282910")),
+    ],
+)
+def test_string_functions(cur: Any, sql: str, expected: Any) -> None:
+    assert one(cur, sql) == expected
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            "SELECT REGEXP_SUBSTR('It was the best of times, it was the worst of times.', "
+            "'the\\\\W+\\\\w+', 1, 2)",
+            "the worst",
+        ),
+        ("SELECT REGEXP_SUBSTR('A MAN A PLAN A CANAL', 'A\\\\W+(\\\\w+)', 1, 2, 'e', 1)", "PLAN"),
+        ("SELECT REGEXP_SUBSTR('Hellooo World', '\\\\b\\\\S*o\\\\S*\\\\b', 3)", "llooo"),
+        (
+            "SELECT REGEXP_REPLACE('firstname middlename lastname', '(.*) (.*) (.*)', '\\\\3, \\\\1 \\\\2')",
+            "lastname, firstname middlename",
+        ),
+        ("SELECT REGEXP_REPLACE('abcabc', 'b', 'X', 1, 2)", "abcaXc"),
+        ("SELECT REGEXP_REPLACE('abc', 'b', '$')", "a$c"),
+        ("SELECT REGEXP_COUNT('It was the best of times, it was the worst of times', '\\\\bwas\\\\b', 1)", 2),
+        ("SELECT REGEXP_INSTR('nevermore1, nevermore2, nevermore3.', 'nevermore\\\\d', 1, 2)", 13),
+        ("SELECT REGEXP_INSTR('nevermore1, nevermore2, nevermore3.', 'nevermore\\\\d', 1, 1, 1)", 11),
+        ("SELECT 'San Francisco' RLIKE 'San.*'", True),
+        ("SELECT 'San Francisco' RLIKE 'Fran'", False),
+        ("SELECT REGEXP_LIKE('SAN FRANCISCO', 'san.*', 'i')", True),
+    ],
+)
+def test_regex_functions(cur: Any, sql: str, expected: Any) -> None:
+    assert one(cur, sql) == expected
+
+
+def test_array_results_are_json(cur: Any) -> None:
+    assert json.loads(one(cur, "SELECT SPLIT('127.0.0.1', '.')")) == ["127", "0", "0", "1"]
+    assert json.loads(one(cur, "SELECT STRTOK_TO_ARRAY('a.b c', '. ')")) == ["a", "b", "c"]
+    matches = one(cur, "SELECT REGEXP_SUBSTR_ALL('a1_a2a3_a4A5a6', 'a[[:digit:]]')")
+    assert json.loads(matches) == ["a1", "a2", "a3", "a4", "a6"]
+    groups = one(cur, "SELECT REGEXP_SUBSTR_ALL('a1_a2a3_a4A5a6', '(a)([[:digit:]])', 1, 1, 'ie')")
+    assert json.loads(groups) == ["a", "a", "a", "a", "A", "a"]
+    url = json.loads(one(cur, "SELECT PARSE_URL('http://USER:PASS@EXAMPLE.INT:4345/HELLO.PHP?USER=1')"))
+    assert url["host"] == "USER:PASS@EXAMPLE.INT"
+    assert url["port"] == "4345"
+    assert url["parameters"] == {"USER": "1"}
+
+
+def test_like_any_all_and_escape(cur: Any) -> None:
+    cur.execute("CREATE TABLE names (name VARCHAR)")
+    cur.execute(
+        "INSERT INTO names VALUES ('John  Dddoe'), ('Joe   Doe'), ('John_do%wn'), ('Joe down'), (NULL)"
+    )
+    rows = cur.execute("SELECT name FROM names WHERE name LIKE ALL ('%Jo%oe%', 'J%e') ORDER BY name")
+    assert [r[0] for r in rows.fetchall()] == ["Joe   Doe", "John  Dddoe"]
+    rows = cur.execute("SELECT name FROM names WHERE name LIKE ANY ('%^_%') ESCAPE '^'")
+    assert [r[0] for r in rows.fetchall()] == ["John_do%wn"]
+    rows = cur.execute("SELECT name FROM names WHERE name ILIKE ANY ('joe%', 'x') ORDER BY name")
+    assert [r[0] for r in rows.fetchall()] == ["Joe   Doe", "Joe down"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT GREATEST(1, NULL, 3)", None),
+        ("SELECT LEAST(4, 2, 3)", 2),
+        ("SELECT EQUAL_NULL(NULL, NULL)", True),
+        ("SELECT BOOLAND(1, -2)", True),
+        ("SELECT BOOLOR(0, NULL)", None),
+        ("SELECT BOOLXOR(2, 0)", True),
+        ("SELECT BOOLNOT(-3.79)", False),
+        ("SELECT REGR_VALX(NULL, 10)", None),
+        ("SELECT REGR_VALY(1, 10)", 1),
+    ],
+)
+def test_conditional_functions(cur: Any, sql: str, expected: Any) -> None:
+    assert one(cur, sql) == expected
+
+
+def test_hash_is_a_stable_signed_64_bit_number(cur: Any) -> None:
+    first, again, swapped = one(cur, "SELECT HASH(1, 'a'), HASH(1, 'a'), HASH('a', 1)")
+    assert first == again
+    assert first != swapped
+    assert -(2**63) <= int(first) < 2**63
+    forward = one(cur, "SELECT HASH_AGG(column1) FROM VALUES (1), (2), (3)")
+    backward = one(cur, "SELECT HASH_AGG(column1) FROM VALUES (3), (2), (1)")
+    assert forward == backward
+
+
+@pytest.mark.parametrize(
+    ("sql", "errno", "sqlstate"),
+    [
+        ("SELECT CHR(-1)", 100062, "22021"),
+        ("SELECT PARSE_URL('example.int/hello.php?user=12#nofragment', 0)", 100139, "22000"),
+    ],
+)
+def test_errors_have_snowflake_codes(cur: Any, sql: str, errno: int, sqlstate: str) -> None:
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as err:
+        cur.execute(sql).fetchall()
+    assert (err.value.errno, err.value.sqlstate) == (errno, sqlstate)
