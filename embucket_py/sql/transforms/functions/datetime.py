@@ -297,6 +297,13 @@ def _timestamp_from_parts_node(node: exp.Expression) -> exp.Expression:
     return _timestamp_from_parts([node.args[n] for n in names if node.args.get(n) is not None], tz=False)
 
 
+def _parts(node: exp.Expression) -> list[exp.Expression]:
+    if node.args.get("zone") is not None:
+        raise Unsupported("TIMESTAMP_TZ_FROM_PARTS with a time zone argument")
+    names = ("year", "month", "day", "hour", "min", "sec", "nano")
+    return [node.args[n] for n in names if node.args.get(n) is not None]
+
+
 def _time_slice(node: exp.Expression) -> exp.Expression:
     part = part_name(node.args.get("unit"))
     size = node.expression
@@ -350,6 +357,8 @@ _SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] 
     exp.DateFromParts: lambda n: _date_from_parts(n.args["year"], n.args["month"], n.args["day"]),
     exp.TimeFromParts: _time_from_parts,
     exp.TimestampFromParts: _timestamp_from_parts_node,
+    exp.TimestampLtzFromParts: lambda n: _timestamp_from_parts(_parts(n), tz=True),
+    exp.TimestampTzFromParts: lambda n: _timestamp_from_parts(_parts(n), tz=True),
     exp.TimeSlice: _time_slice,
     exp.ToChar: _to_char,
     exp.TimeToStr: _to_char,

@@ -78,7 +78,8 @@ def _floor_ceil(node: exp.Expression, name: str) -> exp.Expression:
     places = node.args.get("decimals")
     if places is None:
         return call(name, node.this)
-    factor = call("power", number(10.0), places)
+    # A DOUBLE base: DataFusion's power() over a decimal base gives NULL for some scales.
+    factor = call("power", cast(number(10), "DOUBLE"), cast(places, "DOUBLE"))
     return exp.Div(
         this=call(name, mul(cast(node.this, "DOUBLE"), factor)), expression=factor.copy(), typed=True
     )

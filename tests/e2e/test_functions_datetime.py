@@ -1,0 +1,76 @@
+"""Date/time and conversion functions through the real connector; expected values are the examples
+of Snowflake's function documentation."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+
+def one(cur: Any, sql: str) -> Any:
+    row = cur.execute(sql).fetchone()
+    return row[0] if len(row) == 1 else row
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT DATEADD(month, 1, '2023-01-31'::DATE)", dt.date(2023, 2, 28)),
+        ("SELECT DATEADD(year, -2, '2022-05-08'::DATE)", dt.date(2020, 5, 8)),
+        ("SELECT DATEADD(hour, 2, TO_DATE('2022-04-05'))", dt.datetime(2022, 4, 5, 2)),
+        ("SELECT TIMEADD(hour, 3, '23:00:00'::TIME)", dt.time(2, 0)),
+        ("SELECT DATEDIFF(year, '2015-12-31'::DATE, '2016-01-01'::DATE)", 1),
+        ("SELECT DATEDIFF(month, '2016-08-23'::DATE, '2016-09-07'::DATE)", 1),
+        ("SELECT DATEDIFF(week, '2017-01-01'::DATE, '2017-01-02'::DATE)", 1),
+        ("SELECT DATEDIFF(hour, '2016-01-01 01:59:59'::TIMESTAMP, '2016-01-01 02:00:00'::TIMESTAMP)", 1),
+        ("SELECT DATEDIFF(second, '2016-01-01 01:00:59'::TIMESTAMP, '2016-01-01 02:00:00'::TIMESTAMP)", 3541),
+        ("SELECT DATE_TRUNC('month', '2024-05-31'::DATE)", dt.date(2024, 5, 1)),
+        ("SELECT LAST_DAY('2024-02-10'::DATE)", dt.date(2024, 2, 29)),
+        ("SELECT LAST_DAY('2024-02-10'::DATE, 'year')", dt.date(2024, 12, 31)),
+        ("SELECT NEXT_DAY('2024-01-07'::DATE, 'Friday')", dt.date(2024, 1, 12)),
+        ("SELECT PREVIOUS_DAY('2024-01-07'::DATE, 'su')", dt.date(2023, 12, 31)),
+        ("SELECT ADD_MONTHS('2016-02-29'::DATE, 1)", dt.date(2016, 3, 31)),
+        ("SELECT DATE_FROM_PARTS(2010, 1, 100)", dt.date(2010, 4, 10)),
+        ("SELECT DATE_FROM_PARTS(2004, 1 - 1, 1)", dt.date(2003, 12, 1)),
+        ("SELECT TIME_FROM_PARTS(12, 34, 56)", dt.time(12, 34, 56)),
+        (
+            "SELECT TIMESTAMP_NTZ_FROM_PARTS(2013, 4, 5, 12, 0, 0, 987654321)",
+            dt.datetime(2013, 4, 5, 12, 0, 0, 987654),
+        ),
+        ("SELECT DAYOFWEEK('2024-01-07'::DATE)", 0),
+        ("SELECT DAYOFWEEKISO('2024-01-07'::DATE)", 7),
+        ("SELECT WEEKISO('2016-01-02'::DATE)", 53),
+        ("SELECT YEAROFWEEKISO('2016-01-02'::DATE)", 2015),
+        ("SELECT EXTRACT(epoch_second FROM '2024-01-07 10:00:00'::TIMESTAMP)", 1704621600),
+        ("SELECT DAYNAME('2024-01-07'::DATE)", "Sun"),
+        ("SELECT MONTHNAME('2024-01-07'::DATE)", "Jan"),
+        ("SELECT TO_CHAR('2024-01-07'::DATE, 'YYYY/MM/DD')", "2024/01/07"),
+        (
+            "SELECT TIME_SLICE('2024-01-07 10:17:00'::TIMESTAMP, 15, 'MINUTE')",
+            dt.datetime(2024, 1, 7, 10, 15),
+        ),
+        ("SELECT '2013-05-08T23:39:20.123-07:00'::TIMESTAMP", dt.datetime(2013, 5, 8, 23, 39, 20, 123000)),
+        ("SELECT TO_TIMESTAMP('31536000000')", dt.datetime(1971, 1, 1)),
+        ("SELECT TO_TIMESTAMP(1000000000, 3)", dt.datetime(1970, 1, 12, 13, 46, 40)),
+        (
+            "SELECT TO_TIMESTAMP_NTZ('04/05/2024 01:02:03', 'mm/dd/yyyy hh24:mi:ss')",
+            dt.datetime(2024, 4, 5, 1, 2, 3),
+        ),
+        ("SELECT TO_DATE('2024-01-05', 'YYYY-MM-DD')", dt.date(2024, 1, 5)),
+        ("SELECT TRY_TO_DATE('not a date')", None),
+        ("SELECT TRY_CAST('abc' AS INT)", None),
+        ("SELECT TO_BOOLEAN('yes')", True),
+        ("SELECT TO_BOOLEAN(0)", False),
+        ("SELECT TRY_TO_BOOLEAN('maybe')", None),
+        ("SELECT TRY_TO_DOUBLE('x')", None),
+    ],
+)
+def test_documented_examples(cur: Any, sql: str, expected: Any) -> None:
+    assert one(cur, sql) == expected
+
+
+def test_to_boolean_rejects_other_strings(cur: Any) -> None:
+    with pytest.raises(Exception, match="not recognized"):
+        cur.execute("SELECT TO_BOOLEAN('maybe')")

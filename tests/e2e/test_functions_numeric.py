@@ -1,0 +1,46 @@
+"""Numeric semantics through the real connector: division scale and errors, rounding, DIV0."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import snowflake.connector.errors
+
+
+def one(cur: Any, sql: str) -> Any:
+    return cur.execute(sql).fetchone()[0]
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        # https://docs.snowflake.com/en/sql-reference/operators-arithmetic
+        ("SELECT 1/3", Decimal("0.333333")),
+        ("SELECT DIV0(1, 0)", 0),
+        ("SELECT DIV0NULL(1, NULL)", 0),
+        ("SELECT ROUND(-2.5, 0)", -3),
+        ("SELECT ROUND(2.5, 0, 'HALF_TO_EVEN')", 2),
+        ("SELECT ROUND(-2.5, 0, 'HALF_TO_EVEN')", -2),
+        ("SELECT FLOOR(-975.975, 2)", -975.98),
+        ("SELECT CEIL(135.135, -2)", 200),
+        ("SELECT SQUARE(3)", 9),
+        ("SELECT SIGN(-3)", -1),
+    ],
+)
+def test_documented_examples(cur: Any, sql: str, expected: Any) -> None:
+    assert float(one(cur, sql)) == float(expected)
+
+
+def test_division_scale_is_six_more_digits(cur: Any) -> None:
+    cur.execute("SELECT 1/3")
+    assert cur.description[0].scale == 6
+
+
+def test_division_by_zero_is_an_error(cur: Any) -> None:
+    cur.execute("CREATE TABLE nums (a FLOAT, b FLOAT)")
+    cur.execute("INSERT INTO nums VALUES (1, 0)")
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        cur.execute("SELECT a / b FROM nums")
+    assert info.value.errno == 100051
