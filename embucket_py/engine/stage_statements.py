@@ -41,7 +41,7 @@ def run(
         return unload.copy_into_location(tables, resolver, session, d, ctx)
     if isinstance(tree, exp.Command):
         head = tree.name.upper()
-        text = str(tree.expression or "")
+        text = sql.command_text(tree)
         if head == "GET":
             return stages.get(resolver, session, sql.get_def(text, ctx))
         if head in ("REMOVE", "RM"):

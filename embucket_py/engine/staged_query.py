@@ -9,6 +9,7 @@ import threading
 import pyarrow as pa
 from sqlglot import exp
 
+from embucket_py import naming
 from embucket_py.engine.context import new_context, register_arrow
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import stream
@@ -71,7 +72,7 @@ def run(
     """Raises: ObjectNotFound (stage, file format), query errors."""
     call = _infer_schema_call(tree)
     if call is not None:
-        return _infer_schema(resolver, session, call, ctx)
+        return _over(_infer_schema(resolver, session, call, ctx), tree, ctx, source, cancel)
     assert isinstance(tree, exp.Select)
     table = staged_sql.stage_reference(tree)
     assert table is not None
@@ -99,6 +100,32 @@ def run(
     else:
         data = pa.Table.from_batches(_unify(batches))
     rewritten = staged_sql.rewrite(tree, columns if named else None)
+    translation = translate_query(rewritten, ctx, source)
+    df_ctx = new_context()
+    register_arrow(df_ctx, staged_sql.STAGE_TABLE, data)
+    try:
+        frame = df_ctx.sql(translation.sql)
+        schema = frame.schema()
+    except Exception as e:
+        raise from_datafusion(e) from None
+    names = result_names(translation.projected, schema.names)
+    return QueryResult(columns_of(schema, names), stream(frame, cancel), StatementType.SELECT)
+
+
+def _over(
+    result: QueryResult,
+    tree: exp.Expression,
+    ctx: SqlContext,
+    source: SourceText | None,
+    cancel: threading.Event | None,
+) -> QueryResult:
+    """The query's own projection, filters and order over a table function's rows."""
+    batches = list(result.batches)
+    data = pa.Table.from_batches(batches)
+    data = data.rename_columns([naming.stored(c.name) for c in result.columns])
+    rewritten = tree.copy()
+    from_ = rewritten.args.get("from_") or rewritten.args.get("from")
+    from_.this.replace(exp.Table(this=exp.to_identifier(staged_sql.STAGE_TABLE, quoted=True)))
     translation = translate_query(rewritten, ctx, source)
     df_ctx = new_context()
     register_arrow(df_ctx, staged_sql.STAGE_TABLE, data)

@@ -72,11 +72,14 @@ class _FileWriter:
         elif fmt.type == "CSV":
             delimiter = str(fmt.option("FIELD_DELIMITER") or ",")
             quote = fmt.option("FIELD_OPTIONALLY_ENCLOSED_BY")
+            if header:
+                # Snowflake writes the header names bare; pyarrow would quote them.
+                sink.write((delimiter.join(schema.names) + "\n").encode())
             self.writer = pcsv.CSVWriter(
                 sink,
                 schema,
                 write_options=pcsv.WriteOptions(
-                    include_header=header,
+                    include_header=False,
                     delimiter=delimiter,
                     quoting_style="needed" if quote else "none",
                 ),

@@ -7,7 +7,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from embucket_py.errors import SyntaxError_
-from embucket_py.sql.stages import quote_local_paths
+from embucket_py.sql.stages import put_placeholder, quote_local_paths
 
 
 def parse(text: str) -> list[exp.Expression]:
@@ -28,7 +28,7 @@ def parse(text: str) -> list[exp.Expression]:
     except TokenError as e:
         raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{e}'.") from None
     # A trailing comment after the last `;` parses as an empty statement: not a statement.
-    statements = [t for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
+    statements = [put_placeholder(t) for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
     if not statements:
         raise SyntaxError_("Empty SQL statement.", code=900, sqlstate="42000")
     return statements

@@ -235,12 +235,12 @@ def properties_options(props: list[exp.Expression]) -> Options:
                 options[key] = prop.args.get("expression")
             else:
                 options[key] = _value(prop.args.get("expression"))
-        elif isinstance(prop, exp.Property):
-            options[prop.name.upper()] = _value(prop.args.get("value"))
         elif isinstance(prop, exp.SchemaCommentProperty):
             options["COMMENT"] = _value(prop.this)
         elif isinstance(prop, exp.TemporaryProperty):
             options["TEMPORARY"] = True
+        elif isinstance(prop, exp.Property):
+            options[prop.name.upper()] = _value(prop.args.get("value"))
     return options
 
 
@@ -304,9 +304,17 @@ def is_stage_statement(tree: exp.Expression) -> bool:
         return tree.name.upper() in ("STAGES", "FILE FORMATS")
     if isinstance(tree, exp.Command):
         head = tree.name.upper()
-        rest = str(tree.expression or "").strip().upper()
+        rest = command_text(tree).strip().upper()
         return head in ("GET", "REMOVE", "RM") or (head == "ALTER" and rest.startswith("FILE FORMAT"))
     return False
+
+
+def command_text(tree: exp.Command) -> str:
+    """The text after a command's first word, as written."""
+    rest = tree.expression
+    if isinstance(rest, exp.Literal):
+        return rest.name
+    return str(rest or "")
 
 
 def stage_def(tree: exp.Create, ctx: SqlContext) -> StageDef:
@@ -359,7 +367,8 @@ def alter_file_format_def(text: str, ctx: SqlContext) -> FileFormatDef:
 
 def object_ref(tree: exp.Drop | exp.Describe, ctx: SqlContext) -> ObjectRef:
     kind = str(tree.args.get("kind")).upper()
-    target = tree.expressions[0] if isinstance(tree, exp.Drop) and tree.expressions else tree.this
+    targets = (tree.args.get("tables") or tree.expressions) if isinstance(tree, exp.Drop) else None
+    target = targets[0] if targets else tree.this
     return ObjectRef(
         kind, object_parts(target, ctx, f"{kind.lower()} operation"), bool(tree.args.get("exists"))
     )
@@ -462,3 +471,12 @@ def quote_local_paths(text: str) -> str:
     """PUT/GET name local files unquoted (`PUT file:///tmp/*.csv @s`), which would not tokenize
     (`/*` opens a comment): quote them first."""
     return _UNQUOTED_LOCAL.sub(lambda m: f"{m.group(1)}'{m.group(2)}'", text, count=1)
+
+
+def put_placeholder(tree: exp.Expression) -> exp.Expression:
+    """`PUT file://... ?` (connector 4.x uploads this way): sqlglot reads the `?` target as a word;
+    make it a bind placeholder like any other."""
+    target = tree.args.get("target") if isinstance(tree, exp.Put) else None
+    if isinstance(target, exp.Var) and target.this == "?":
+        tree.set("target", exp.Placeholder())
+    return tree

@@ -114,7 +114,10 @@ class StageStore:
         return StagedFile(path, self.uri(path), entry.size or 0, modified)
 
     def open_input(self, path: str) -> BinaryIO:
-        return self.fs.open_input_stream(self._full(path))  # type: ignore[no-any-return]
+        # compression=None: the bytes as stored; formats decide how to decompress.
+        return self.fs.open_input_stream(  # type: ignore[no-any-return]
+            self._full(path), compression=None
+        )
 
     def open_random(self, path: str) -> BinaryIO:
         return self.fs.open_input_file(self._full(path))  # type: ignore[no-any-return]
@@ -123,7 +126,7 @@ class StageStore:
         full = self._full(path)
         if self.local:
             self.fs.create_dir(full.rpartition("/")[0], recursive=True)
-        return self.fs.open_output_stream(full)  # type: ignore[no-any-return]
+        return self.fs.open_output_stream(full, compression=None)  # type: ignore[no-any-return]
 
     def delete(self, path: str) -> None:
         self.fs.delete_file(self._full(path))

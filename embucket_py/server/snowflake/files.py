@@ -15,6 +15,7 @@ import hmac
 import re
 import secrets
 import time
+import zlib
 from collections.abc import AsyncIterator
 from email.utils import formatdate
 from typing import Any
@@ -147,10 +148,16 @@ async def put_object(request: Request) -> Response:
     store = _store(request)
     out = await run_in_threadpool(store.open_output, key)
     md5 = hashlib.md5()
+    # Connector 5.x gzips the request body on the wire (Content-Encoding): store the file itself.
+    encoded = "gzip" in request.headers.get("content-encoding", "").lower()
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoded else None
     try:
         async for chunk in request.stream():
-            md5.update(chunk)
-            await run_in_threadpool(out.write, chunk)
+            data = inflate.decompress(chunk) if inflate is not None else chunk
+            md5.update(data)
+            await run_in_threadpool(out.write, data)
+        if inflate is not None:
+            await run_in_threadpool(out.write, inflate.flush())
     finally:
         await run_in_threadpool(out.close)
     digest = request.headers.get("x-amz-meta-sfc-digest")

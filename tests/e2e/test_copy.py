@@ -1,0 +1,115 @@
+"""COPY INTO <table>: ON_ERROR, load history, FORCE, PURGE, transformations, JSON and Parquet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import snowflake.connector
+
+RESULT_COLUMNS = [
+    "file", "status", "rows_parsed", "rows_loaded", "error_limit", "errors_seen", "first_error",
+    "first_error_line", "first_error_character", "first_error_column_name",
+]  # fmt: skip
+BAD_CSV = "id,name,amount\n1,apple,1.5\n2,pear,x\n3,plum,2.25\n"
+
+
+@pytest.fixture
+def staged(cur, tmp_path: Path):
+    (tmp_path / "bad.csv").write_text(BAD_CSV)
+    (tmp_path / "good.csv").write_text("id,name,amount\n10,fig,3\n")
+    cur.execute("CREATE STAGE st FILE_FORMAT=(TYPE=CSV SKIP_HEADER=1)")
+    cur.execute(f"PUT file://{tmp_path}/*.csv @st AUTO_COMPRESS=FALSE")
+    cur.execute("CREATE TABLE t (id INT, name VARCHAR, amount NUMBER(10, 2))")
+    cur.execute("INSERT INTO t VALUES (0, 'before', 0)")
+    return cur
+
+
+def test_on_error_continue_loads_good_rows_and_reports_bad_ones(staged) -> None:
+    rows = staged.execute("COPY INTO t FROM @st FILES=('bad.csv') ON_ERROR=CONTINUE").fetchall()
+    assert [c.name for c in staged.description] == RESULT_COLUMNS
+    assert rows == [
+        ("st/bad.csv", "PARTIALLY_LOADED", 3, 2, 3, 1, "Numeric value 'x' is not recognized", 3, 8,
+         '"T"["AMOUNT":3]'),
+    ]  # fmt: skip
+    got = staged.execute("SELECT id, name, amount FROM t ORDER BY id").fetchall()
+    assert [(r[0], r[1]) for r in got] == [(0, "before"), (1, "apple"), (3, "plum")]
+
+
+def test_on_error_abort_statement_loads_nothing(staged) -> None:
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
+        staged.execute("COPY INTO t FROM @st ON_ERROR=ABORT_STATEMENT")
+    assert e.value.errno == 100038
+    assert "Numeric value 'x' is not recognized" in e.value.msg
+    assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(1,)]
+
+
+def test_skip_file_skips_the_bad_file_only(staged) -> None:
+    rows = staged.execute("COPY INTO t FROM @st ON_ERROR=SKIP_FILE").fetchall()
+    assert sorted((r[0], r[1], r[3]) for r in rows) == [
+        ("st/bad.csv", "LOAD_FAILED", 0), ("st/good.csv", "LOADED", 1)
+    ]  # fmt: skip
+    assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(2,)]
+
+
+def test_rerun_skips_loaded_files_unless_force(staged) -> None:
+    first = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
+    assert first[0][:4] == ("st/good.csv", "LOADED", 1, 1)
+    again = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
+    assert again == [("Copy executed with 0 files processed.",)]
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv') FORCE=TRUE")
+    assert staged.execute("SELECT COUNT(*) FROM t WHERE id = 10").fetchall() == [(2,)]
+
+
+def test_purge_removes_loaded_files(staged) -> None:
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv') PURGE=TRUE")
+    assert [r[0] for r in staged.execute("LIST @st").fetchall()] == ["st/bad.csv"]
+
+
+def test_transformation_selects_and_reorders_fields(staged) -> None:
+    staged.execute("CREATE TABLE n (name VARCHAR, id INT)")
+    staged.execute("COPY INTO n FROM (SELECT $2, $1 FROM @st) FILES=('good.csv')")
+    assert staged.execute("SELECT * FROM n").fetchall() == [("fig", 10)]
+
+
+def test_pattern_and_inline_format(cur, tmp_path: Path) -> None:
+    (tmp_path / "p1.txt").write_text("1|x\n")
+    (tmp_path / "p2.txt").write_text("2|y\n")
+    (tmp_path / "other.dat").write_text("3|z\n")
+    cur.execute(f"PUT file://{tmp_path}/* @~/pat/")
+    cur.execute("CREATE TABLE p (id INT, v VARCHAR)")
+    cur.execute(
+        "COPY INTO p FROM @~/pat/ PATTERN='.*p[0-9][.]txt.*' FILE_FORMAT=(TYPE=CSV FIELD_DELIMITER='|')"
+    )
+    assert cur.execute("SELECT * FROM p ORDER BY id").fetchall() == [(1, "x"), (2, "y")]
+    cur.execute("REMOVE @~/pat/")
+
+
+def test_json_into_variant_and_by_column_name(cur, tmp_path: Path) -> None:
+    (tmp_path / "rows.json").write_text(json.dumps([{"ID": 1, "NAME": "a"}, {"ID": 2, "NAME": "b"}]))
+    cur.execute(f"PUT file://{tmp_path}/rows.json @~/js/")
+    cur.execute("CREATE TABLE v (doc VARIANT)")
+    cur.execute("COPY INTO v FROM @~/js/ FILE_FORMAT=(TYPE=JSON STRIP_OUTER_ARRAY=TRUE)")
+    assert cur.execute("SELECT COUNT(*) FROM v").fetchall() == [(2,)]
+    cur.execute("CREATE TABLE c (name VARCHAR, id INT)")
+    cur.execute(
+        "COPY INTO c FROM @~/js/ FILE_FORMAT=(TYPE=JSON STRIP_OUTER_ARRAY=TRUE) "
+        "MATCH_BY_COLUMN_NAME=CASE_INSENSITIVE"
+    )
+    assert cur.execute("SELECT * FROM c ORDER BY id").fetchall() == [("a", 1), ("b", 2)]
+    cur.execute("REMOVE @~/js/")
+
+
+def test_query_staged_files_with_metadata(cur, tmp_path: Path) -> None:
+    (tmp_path / "q.csv").write_text("1,one\n2,two\n")
+    cur.execute(f"PUT file://{tmp_path}/q.csv @~/q/ AUTO_COMPRESS=FALSE")
+    rows = cur.execute(
+        "SELECT $2, $1, METADATA$FILENAME, METADATA$FILE_ROW_NUMBER FROM @~/q/ ORDER BY 4"
+    ).fetchall()
+    assert rows == [("one", "1", "q/q.csv", 1), ("two", "2", "q/q.csv", 2)]
+    cur.execute("REMOVE @~/q/")
+
+
+def test_stage_file_format_applies_to_queries(staged) -> None:
+    assert staged.execute("SELECT $1, $2 FROM @st/good.csv").fetchall() == [("10", "fig")]
