@@ -9,6 +9,7 @@ pyiceberg-core's table provider, which applies the deletes.
 from __future__ import annotations
 
 import os
+import random
 import uuid
 
 import pyarrow as pa
@@ -24,6 +25,7 @@ from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
 from embucket_py.engine.time_travel import Version, resolve
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.transforms.sampling import BlockSample
 from embucket_py.sql.transforms.tables import TableUse
 
 _TARGET_PARTITIONS = max(os.cpu_count() or 1, 1)
@@ -64,13 +66,19 @@ def new_context() -> SessionContext:
 
 
 def table_frame(
-    ctx: SessionContext, table: Table, version: Version | None = None, stats: ScanStats | None = None
+    ctx: SessionContext,
+    table: Table,
+    version: Version | None = None,
+    stats: ScanStats | None = None,
+    sample: BlockSample | None = None,
 ) -> DataFrame:
     """A DataFrame scanning one snapshot of an Iceberg table (default: the current one)."""
     schema = Tables.arrow_schema(table)
     if version is not None and version.snapshot_id is None:
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
     files = Tables.scan_files(table, version.snapshot_id if version else None)
+    if sample is not None and not files.has_deletes:
+        return ctx.from_arrow(_block_sample(files, schema, sample, stats or ScanStats()))
     small = _scan_bytes(files) <= SMALL_SCAN_BYTES
     if stats is not None:
         stats.add_table(len(files.files), _scan_bytes(files), read_in_full=small or files.has_deletes)
@@ -89,7 +97,7 @@ def table_frame(
     if not renamed and len(paths) > 1 and small:
         # One in-memory partition keeps that order (a union of file scans interleaves them).
         parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
-        return ctx.from_arrow(pa.concat_tables([t.select(schema.names).cast(schema) for t in parts]))
+        return ctx.from_arrow(pa.concat_tables([_conform(t, schema) for t in parts]))
     if renamed:
         frames = [_by_field_id(ctx, path, table, schema) for path in paths]
     else:
@@ -98,6 +106,37 @@ def table_frame(
     for other in frames[1:]:
         frame = frame.union(other)
     return frame
+
+
+def _block_sample(files: ScanFiles, schema: pa.Schema, sample: BlockSample, stats: ScanStats) -> pa.Table:
+    """SAMPLE SYSTEM (p): each row group (a block) kept with probability p, and only those read.
+    Row groups of clustered tables are compact boxes of the key's space, so a random set of them
+    is a sample of the whole table."""
+    rng = random.Random(sample.seed)
+    stats.add_table(len(files.files), _scan_bytes(files))
+    parts = [pa.Table.from_batches([], schema=schema)]
+    for path in files.paths:
+        parquet = pq.ParquetFile(storage.open_input(path) if storage.is_s3(path) else path)
+        chosen = [i for i in range(parquet.num_row_groups) if rng.random() * 100 < sample.percent]
+        if not chosen:
+            continue
+        parts.append(_conform(parquet.read_row_groups(chosen), schema))
+        stats.files_scanned += 1
+        for i in chosen:
+            group = parquet.metadata.row_group(i)
+            columns = range(group.num_columns)
+            stats.bytes_scanned += sum(group.column(c).total_compressed_size for c in columns)
+    return pa.concat_tables(parts)
+
+
+def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A file's rows in the table's current schema (columns added since it was written are NULL)."""
+    columns = [
+        data.column(f.name) if f.name in data.schema.names else pa.nulls(data.num_rows, f.type)
+        for f in schema
+    ]
+    nullable = pa.schema([f.with_nullable(True) for f in schema])
+    return pa.Table.from_arrays(columns, schema=nullable).cast(schema)
 
 
 def _by_field_id(ctx: SessionContext, path: str, table: Table, schema: pa.Schema) -> DataFrame:
@@ -155,7 +194,7 @@ def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: S
     version = None
     if use.point is not None:
         version = resolve(table, str(ref), use.point, sql_ctx)
-    ctx.register_table(use.registered_as, table_frame(ctx, table, version, ctx.scan_stats))
+    ctx.register_table(use.registered_as, table_frame(ctx, table, version, ctx.scan_stats, use.sample))
     return Tables.size(table)[1]
 
 

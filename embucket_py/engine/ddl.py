@@ -7,10 +7,12 @@ import threading
 from embucket_py import naming
 from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.engine import clustering
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, status
 from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import ObjectAlreadyExists
+from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
 from embucket_py.sql.dml import insert_select
@@ -55,7 +57,10 @@ def _create_table(
         return tables.clone(ref, source, snapshot_id, replace=d.replace, if_not_exists=d.if_exists)
     if d.query is None:
         columns = [Column(c.name, c.type, c.nullable, c.comment) for c in d.columns or []]
-        return tables.create(ref, columns, replace=d.replace, if_not_exists=d.if_exists, comment=d.comment)
+        created = tables.create(ref, columns, replace=d.replace, if_not_exists=d.if_exists, comment=d.comment)
+        if created and d.cluster_by:
+            _cluster_by(tables, ref, d.cluster_by)
+        return created
     if tables.exists(ref):
         if d.if_exists:
             return False
@@ -68,6 +73,8 @@ def _create_table(
         data = collect(plan(tables, query, ctx, None)[0], cancel)
         names = [c.name for c in columns]
         tables.create(ref, columns, replace=d.replace, comment=d.comment)
+        if d.cluster_by:
+            _cluster_by(tables, ref, d.cluster_by)
         tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
         return True
     # CREATE TABLE ... AS SELECT: the query decides names and types, then one commit.
@@ -75,8 +82,15 @@ def _create_table(
     data = collect(frame, cancel)
     columns = [Column(name, from_arrow_field(f)) for name, f in zip(names, data.schema, strict=True)]
     tables.create(ref, columns, replace=d.replace, comment=d.comment)
+    if d.cluster_by:
+        _cluster_by(tables, ref, d.cluster_by)
     tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
     return True
+
+
+def _cluster_by(tables: Tables, ref: TableName, columns: list[str]) -> None:
+    """CREATE TABLE ... CLUSTER BY: the key is set before any row is written."""
+    clustering.run(tables, ClusteringDef([ref.database, ref.schema, ref.name], "CLUSTER", columns), None)
 
 
 def _create_view(tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceText | None) -> bool:

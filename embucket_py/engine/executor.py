@@ -17,6 +17,7 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import (
     alter,
     changes,
+    clustering,
     commands,
     ddl,
     dml,
@@ -35,6 +36,7 @@ from embucket_py.errors import BindError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql.alter import alter_def
+from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import create_def, drop_def
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
@@ -222,6 +224,8 @@ class Engine:
             return commands.undrop(tables, tree, ctx)
         if isinstance(tree, exp.Use):
             return commands.use(self.metastore, session, tree)
+        if (cluster := clustering_def(tree, ctx)) is not None:
+            return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
             return alter.alter_table(tables, alter_def(tree, ctx))
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":

@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import scan
+from embucket_py.engine.clustering import system_functions
 from embucket_py.engine.context import new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.pivot_values import resolve_pivot_values
@@ -43,6 +44,7 @@ def translate(
 ) -> QueryTranslation:
     """Views inlined, then Snowflake -> DataFusion SQL."""
     tree = expand_views(tables, tree.copy(), ctx)
+    tree = system_functions(tables, tree, ctx)
     tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.clustering import create_cluster_by
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dialect import snowflake_type
 from embucket_py.sql.names import normalize, qualify, table_parts
@@ -39,6 +40,7 @@ class ObjectDef:
     clone_point: TimePoint | None = None  # ... AT | BEFORE (...)
     secure: bool = False
     view_columns: list[str] | None = None  # CREATE VIEW v (a, b) AS ...
+    cluster_by: list[str] | None = None  # CREATE TABLE ... CLUSTER BY (a, b)
 
 
 def _comment(props: exp.Expression | None) -> str | None:
@@ -115,6 +117,7 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         clone_point=clone_point,
         secure="SecureProperty" in prop_names,
         view_columns=view_columns,
+        cluster_by=create_cluster_by(props),
     )
 
 

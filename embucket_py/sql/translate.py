@@ -19,6 +19,7 @@ from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_ali
 from embucket_py.sql.transforms.pivot import pivot
 from embucket_py.sql.transforms.projections import projections
 from embucket_py.sql.transforms.recursive_ctes import recursive_ctes
+from embucket_py.sql.transforms.sampling import sampling
 from embucket_py.sql.transforms.tables import TableUse, table_references
 from embucket_py.sql.transforms.variables import variables
 
@@ -56,6 +57,7 @@ def translate_query(
     tree = current_time(tree)
     tree = generator(tree)
     tree = functions(tree)
+    tree = sampling(tree, ctx, columns)
     tables = table_references(tree, ctx)
     tree = identifiers(tree)
     return QueryTranslation(tree.sql(dialect=DataFusion), tables, projected)

@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.transforms.sampling import BlockSample, block_sample
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class TableUse:
     name: str
     registered_as: str
     point: TimePoint | None = None
+    sample: BlockSample | None = None  # SAMPLE SYSTEM (p): read about p% of the row groups
 
 
 def time_point(table: exp.Table) -> TimePoint | None:
@@ -65,7 +67,7 @@ def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
     for table in stored_references(tree):
         database, schema, name = qualify(table_parts(table), ctx, "query")
         registered = f"__t{len(uses)}"
-        uses.append(TableUse(database, schema, name, registered, time_point(table)))
+        uses.append(TableUse(database, schema, name, registered, time_point(table), block_sample(table)))
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         table.replace(exp.Table(this=exp.to_identifier(registered, quoted=True), alias=alias))
     return uses

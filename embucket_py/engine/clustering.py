@@ -1,0 +1,176 @@
+"""CLUSTER BY, DROP CLUSTERING KEY, RECLUSTER and SYSTEM$CLUSTERING_INFORMATION."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pyarrow as pa
+from pyiceberg.expressions import AlwaysTrue
+from pyiceberg.io.pyarrow import ArrowScan
+from pyiceberg.table import FileScanTask, Table
+from sqlglot import exp
+
+from embucket_py import naming
+from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine.result import QueryResult, status
+from embucket_py.errors import InvalidIdentifier, SqlCompilationError
+from embucket_py.layout import clustering
+from embucket_py.layout.files import FileBox, file_boxes
+from embucket_py.layout.keys import matrix
+from embucket_py.layout.tree import build
+from embucket_py.layout.writer import clustered_files
+from embucket_py.sql.clustering import ClusteringDef
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize, qualify, table_parts
+
+log = logging.getLogger(__name__)
+
+# A tree is rebuilt (and the table rewritten) once the table holds this many times the rows it was
+# built for: its leaves would otherwise grow too large to prune well.
+REBUILD_GROWTH = 4
+# Files smaller than this share of a full subtree file are compacted by RECLUSTER.
+SMALL_FILE_SHARE = 0.5
+
+
+def run(tables: Tables, d: ClusteringDef, query_id: str | None) -> QueryResult:
+    ref = TableName(*d.parts)
+    table = tables.load(ref)
+    if d.action in ("SUSPEND", "RESUME"):
+        return status("Statement executed successfully.")  # reclustering only runs when asked
+    if d.action == "RECLUSTER":
+        recluster(tables, ref, table, query_id)
+        return status("Statement executed successfully.")
+    columns = None
+    if d.action == "CLUSTER":
+        assert d.columns is not None
+        known = {c.name: naming.stored(c.name) for c in Tables.columns(table)}
+        for name in d.columns:
+            if name not in known:
+                raise InvalidIdentifier(f"invalid identifier '{naming.quote(name)}'")
+        columns = [known[name] for name in d.columns]
+    tx = table.transaction()
+    clustering.set_key(tx, columns)
+    tables.finish(ref, table, tx, appends_only=False)
+    return status("Statement executed successfully.")
+
+
+def recluster(tables: Tables, ref: TableName, table: Table, query_id: str | None) -> None:
+    """Rewrites what the layout needs, and only that: the whole table when it has no tree yet (or
+    has outgrown it), else the files that straddle subtrees or are too small, merged per subtree."""
+    columns = clustering.clustering_key(table)
+    if not columns:
+        raise SqlCompilationError(f"Table '{ref.name}' has no clustering key.")
+    files = Tables.scan_files(table).files
+    if not files:
+        return
+    rows = sum(f.record_count for f in files)
+    tree = clustering.tree_of(table)
+    rebuild = tree is None or tree.columns != columns or rows > REBUILD_GROWTH * tree.rows
+    if not rebuild:
+        assert tree is not None
+        boxes = file_boxes(table, files, columns)
+        full_file = sum(f.file_size_in_bytes for f in files) / tree.file_count
+        slots = [tree.files_overlapping(b.lower, b.upper) for b in boxes]
+        small: dict[int, list[FileBox]] = {}
+        chosen = []
+        for box, slot in zip(boxes, slots, strict=True):
+            if len(slot) > 1:
+                chosen.append(box)  # straddles subtrees: written without the tree (e.g. by Spark)
+            elif box.file.file_size_in_bytes < SMALL_FILE_SHARE * full_file:
+                small.setdefault(slot[0], []).append(box)
+        chosen += [b for group in small.values() if len(group) > 1 for b in group]
+        if not chosen:
+            return
+        rewrite = [b.file for b in chosen]
+    else:
+        rewrite = files
+    data = _read(table, rewrite)
+    tx = table.transaction()
+    if rebuild:
+        tree = build(columns, matrix(data, columns))
+        clustering.save_tree(table, tx, tree)
+    assert tree is not None
+    added = clustered_files(table, tx.table_metadata, data, tree)
+    properties = {"embucket.operation": "recluster"} | ({"embucket.query-id": query_id} if query_id else {})
+    with tx.update_snapshot(properties).overwrite() as snapshot:
+        for data_file in rewrite:
+            snapshot.delete_data_file(data_file)
+        for data_file in added:
+            snapshot.append_data_file(data_file)
+    tables.finish(ref, table, tx, appends_only=False)
+    log.info(
+        "reclustered %s: %d files rewritten into %d (rebuild=%s)", ref, len(rewrite), len(added), rebuild
+    )
+
+
+def _read(table: Table, files: list) -> pa.Table:
+    tasks = [FileScanTask(f) for f in files]
+    scan = ArrowScan(table.metadata, table.io, table.schema(), AlwaysTrue())
+    return scan.to_table(tasks)
+
+
+def clustering_information(table: Table, columns: list[str] | None = None) -> str:
+    """SYSTEM$CLUSTERING_INFORMATION's JSON: how far the data files' boxes overlap on the key."""
+    key = columns or clustering.clustering_key(table)
+    if not key:
+        raise SqlCompilationError("Invalid clustering keys or table is not clustered.")
+    boxes = file_boxes(table, Tables.scan_files(table).files, key)
+    overlaps = np.array([sum(a.overlaps(b) for b in boxes) - 1 for a in boxes], dtype=np.int64)
+    depths = overlaps + 1
+    histogram = {f"{d:05d}": int((depths == d).sum()) for d in range(0, 17)}
+    if len(depths) and depths.max() > 16:
+        for power in range(5, 64):
+            low, high = 1 << (power - 1), 1 << power
+            if low > depths.max():
+                break
+            histogram[f"{high:05d}"] = int(((depths > low) & (depths <= high)).sum())
+    names = ", ".join(naming.display(c) for c in key)
+    return json.dumps(
+        {
+            "cluster_by_keys": f"LINEAR({names})",
+            "total_partition_count": len(boxes),
+            "total_constant_partition_count": sum(b.constant for b in boxes),
+            "average_overlaps": round(float(overlaps.mean()), 4) if len(boxes) else 0.0,
+            "average_depth": round(float(depths.mean()), 4) if len(boxes) else 0.0,
+            "partition_depth_histogram": histogram,
+        },
+        indent=2,
+    )
+
+
+def system_functions(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:
+    """Replaces SYSTEM$CLUSTERING_INFORMATION('t' [, '(cols)']) and SYSTEM$CLUSTERING_DEPTH with
+    their values: they read table metadata, not rows."""
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Anonymous):
+            return node
+        name = node.name.upper()
+        if name not in ("SYSTEM$CLUSTERING_INFORMATION", "SYSTEM$CLUSTERING_DEPTH"):
+            return node
+        args = node.expressions
+        if not args or not all(isinstance(a, exp.Literal) and a.is_string for a in args):
+            raise SqlCompilationError(f"{name} takes a table name and an optional column list.")
+        table_name = exp.to_table(args[0].name, dialect="snowflake")
+        ref = TableName(*qualify(table_parts(table_name), ctx))
+        table = tables.load(ref)
+        columns = None
+        if len(args) > 1:
+            listed = args[1].name.strip().strip("()")
+            stored = {c.name: naming.stored(c.name) for c in Tables.columns(table)}
+            columns = []
+            for part in listed.split(","):
+                column = normalize(
+                    exp.to_identifier(part.strip()) if part.strip().startswith('"') else part.strip()
+                )
+                if column not in stored:
+                    raise InvalidIdentifier(f"invalid identifier '{naming.quote(column)}'")
+                columns.append(stored[column])
+        info = clustering_information(table, columns)
+        if name == "SYSTEM$CLUSTERING_DEPTH":
+            return exp.Literal.number(json.loads(info)["average_depth"])
+        return exp.Literal.string(info)
+
+    return tree.transform(replace)
