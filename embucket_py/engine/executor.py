@@ -22,6 +22,7 @@ from embucket_py.engine import (
     ddl,
     dml,
     history,
+    keys,
     metadata,
     stage_statements,
     staged_query,
@@ -215,7 +216,11 @@ class Engine:
             # Snowflake commits an open transaction before any DDL (and a change of AUTOCOMMIT).
             transactions.commit_open(tables, session)
         if isinstance(tree, exp.Create):
-            return commands.create(tables, session, create_def(tree, ctx), ctx, statement.source, cancel)
+            created = create_def(tree, ctx)
+            result = commands.create(tables, session, created, ctx, statement.source, cancel)
+            if created.kind == "TABLE" and not created.temporary:
+                keys.record_declared(tables, tree, ctx, result)
+            return result
         if isinstance(tree, exp.Drop):
             result = ddl.drop(tables, drop_def(tree, ctx))
             self._forget_dropped(session)

@@ -8,7 +8,6 @@ Snowflake's pages, one URL per view. https://docs.snowflake.com/en/sql-reference
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -17,149 +16,20 @@ import pyarrow as pa
 from pyiceberg.table import Table
 
 from embucket_py import naming
+from embucket_py.catalog.constraints import Key, keys_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
+from embucket_py.engine.information_schema_columns import LAYOUTS
+from embucket_py.engine.keys import primary_key
 from embucket_py.errors import ObjectNotFound, SnowflakeError, object_not_found
+from embucket_py.sql.constraints import FOREIGN_KEY
 from embucket_py.sql.context import SqlContext
-from embucket_py.types import MAX_VARCHAR, NUMBER_38_0, SfType, arrow_field, from_arrow_field
+from embucket_py.types import MAX_VARCHAR, SfType, arrow_field, from_arrow_field
 
 SCHEMA = "INFORMATION_SCHEMA"
 OWNER = "ACCOUNTADMIN"
 # Snowflake's default DATA_RETENTION_TIME_IN_DAYS.
 RETENTION_DAYS = 1
-
-TEXT = SfType("TEXT", length=MAX_VARCHAR)
-NUMBER = NUMBER_38_0
-TIMESTAMP_LTZ = SfType("TIMESTAMP_LTZ", scale=3)
-Columns = list[tuple[str, SfType]]
-
-# Where a table keeps declared constraints (PRIMARY KEY, UNIQUE, FOREIGN KEY) as JSON, if any.
-CONSTRAINTS_PROPERTY = "embucket.constraints"
-
-
-def _text(*names: str) -> Columns:
-    return [(n, TEXT) for n in names]
-
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/databases
-DATABASES: Columns = [
-    *_text("DATABASE_NAME", "DATABASE_OWNER", "IS_TRANSIENT", "COMMENT"),
-    ("CREATED", TIMESTAMP_LTZ),
-    ("LAST_ALTERED", TIMESTAMP_LTZ),
-    ("RETENTION_TIME", NUMBER),
-    *_text("TYPE", "REPLICABLE_WITH_FAILOVER_GROUPS", "OWNER_ROLE_TYPE"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/schemata
-SCHEMATA: Columns = [
-    *_text("CATALOG_NAME", "SCHEMA_NAME", "SCHEMA_OWNER", "IS_TRANSIENT", "IS_MANAGED_ACCESS"),
-    ("RETENTION_TIME", NUMBER),
-    *_text("DEFAULT_CHARACTER_SET_CATALOG", "DEFAULT_CHARACTER_SET_SCHEMA", "DEFAULT_CHARACTER_SET_NAME"),
-    *_text("SQL_PATH"),
-    ("CREATED", TIMESTAMP_LTZ),
-    ("LAST_ALTERED", TIMESTAMP_LTZ),
-    *_text("COMMENT", "REPLICABLE_WITH_FAILOVER_GROUPS", "OWNER_ROLE_TYPE"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/tables
-TABLES: Columns = [
-    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_OWNER", "TABLE_TYPE", "IS_TRANSIENT"),
-    *_text("CLUSTERING_KEY"),
-    ("ROW_COUNT", NUMBER),
-    ("BYTES", NUMBER),
-    ("RETENTION_TIME", NUMBER),
-    *_text("SELF_REFERENCING_COLUMN_NAME", "REFERENCE_GENERATION", "USER_DEFINED_TYPE_CATALOG"),
-    *_text("USER_DEFINED_TYPE_SCHEMA", "USER_DEFINED_TYPE_NAME", "IS_INSERTABLE_INTO", "IS_TYPED"),
-    *_text("COMMIT_ACTION"),
-    ("CREATED", TIMESTAMP_LTZ),
-    ("LAST_ALTERED", TIMESTAMP_LTZ),
-    ("LAST_DDL", TIMESTAMP_LTZ),
-    *_text("LAST_DDL_BY", "AUTO_CLUSTERING_ON", "COMMENT", "IS_TEMPORARY", "IS_ICEBERG", "IS_DYNAMIC"),
-    *_text("IS_IMMUTABLE", "IS_HYBRID"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/columns
-COLUMNS: Columns = [
-    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME"),
-    ("ORDINAL_POSITION", NUMBER),
-    *_text("COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE"),
-    ("CHARACTER_MAXIMUM_LENGTH", NUMBER),
-    ("CHARACTER_OCTET_LENGTH", NUMBER),
-    ("NUMERIC_PRECISION", NUMBER),
-    ("NUMERIC_PRECISION_RADIX", NUMBER),
-    ("NUMERIC_SCALE", NUMBER),
-    ("DATETIME_PRECISION", NUMBER),
-    *_text("INTERVAL_TYPE"),
-    ("INTERVAL_PRECISION", NUMBER),
-    *_text("CHARACTER_SET_CATALOG", "CHARACTER_SET_SCHEMA", "CHARACTER_SET_NAME", "COLLATION_CATALOG"),
-    *_text("COLLATION_SCHEMA", "COLLATION_NAME", "DOMAIN_CATALOG", "DOMAIN_SCHEMA", "DOMAIN_NAME"),
-    *_text("UDT_CATALOG", "UDT_SCHEMA", "UDT_NAME", "SCOPE_CATALOG", "SCOPE_SCHEMA", "SCOPE_NAME"),
-    ("MAXIMUM_CARDINALITY", NUMBER),
-    *_text("DTD_IDENTIFIER", "IS_SELF_REFERENCING", "IS_IDENTITY", "IDENTITY_GENERATION"),
-    *_text("IDENTITY_START", "IDENTITY_INCREMENT", "IDENTITY_MAXIMUM", "IDENTITY_MINIMUM"),
-    *_text("IDENTITY_CYCLE", "IDENTITY_ORDERED", "SCHEMA_EVOLUTION_RECORD", "COMMENT", "DATA_TYPE_ALIAS"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/views
-VIEWS: Columns = [
-    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_OWNER", "VIEW_DEFINITION"),
-    *_text("CHECK_OPTION", "IS_UPDATABLE", "INSERTABLE_INTO", "IS_SECURE"),
-    ("CREATED", TIMESTAMP_LTZ),
-    ("LAST_ALTERED", TIMESTAMP_LTZ),
-    ("LAST_DDL", TIMESTAMP_LTZ),
-    *_text("LAST_DDL_BY", "COMMENT"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/table_storage_metrics
-TABLE_STORAGE_METRICS: Columns = [
-    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"),
-    ("ID", NUMBER),
-    ("CLONE_GROUP_ID", NUMBER),
-    *_text("IS_TRANSIENT"),
-    ("ACTIVE_BYTES", NUMBER),
-    ("TIME_TRAVEL_BYTES", NUMBER),
-    ("FAILSAFE_BYTES", NUMBER),
-    ("RETAINED_FOR_CLONE_BYTES", NUMBER),
-    *_text("DELETED"),
-    ("TABLE_CREATED", TIMESTAMP_LTZ),
-    ("TABLE_DROPPED", TIMESTAMP_LTZ),
-    ("TABLE_ENTERED_FAILSAFE", TIMESTAMP_LTZ),
-    ("CATALOG_CREATED", TIMESTAMP_LTZ),
-    ("CATALOG_DROPPED", TIMESTAMP_LTZ),
-    ("SCHEMA_CREATED", TIMESTAMP_LTZ),
-    ("SCHEMA_DROPPED", TIMESTAMP_LTZ),
-    *_text("COMMENT"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/table_constraints
-TABLE_CONSTRAINTS: Columns = [
-    *_text("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_CATALOG"),
-    *_text("TABLE_SCHEMA", "TABLE_NAME", "CONSTRAINT_TYPE", "IS_DEFERRABLE", "INITIALLY_DEFERRED"),
-    *_text("ENFORCED", "COMMENT"),
-    ("CREATED", TIMESTAMP_LTZ),
-    ("LAST_ALTERED", TIMESTAMP_LTZ),
-    *_text("RELY"),
-]
-
-# https://docs.snowflake.com/en/sql-reference/info-schema/referential_constraints
-REFERENTIAL_CONSTRAINTS: Columns = [
-    *_text("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG"),
-    *_text("UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME", "MATCH_OPTION", "UPDATE_RULE"),
-    *_text("DELETE_RULE", "COMMENT"),
-    ("CREATED", TIMESTAMP_LTZ),
-    ("LAST_ALTERED", TIMESTAMP_LTZ),
-]
-
-LAYOUTS: dict[str, Columns] = {
-    "DATABASES": DATABASES,
-    "SCHEMATA": SCHEMATA,
-    "TABLES": TABLES,
-    "COLUMNS": COLUMNS,
-    "VIEWS": VIEWS,
-    "TABLE_STORAGE_METRICS": TABLE_STORAGE_METRICS,
-    "TABLE_CONSTRAINTS": TABLE_CONSTRAINTS,
-    "REFERENTIAL_CONSTRAINTS": REFERENTIAL_CONSTRAINTS,
-}
 
 # Columns of a view's result, given its [database, schema, name]: the engine plans the view.
 ViewColumns = Callable[[list[str]], list[Column]]
@@ -451,22 +321,22 @@ class _Scope:
                 "COMMENT": Tables.comment(table),
             }
 
-    def constraints(self) -> Iterator[tuple[TableName, Table, dict[str, Any]]]:
+    def constraints(self) -> Iterator[tuple[TableName, Table, Key]]:
         for ref, table in self.loaded():
-            for constraint in json.loads(table.properties.get(CONSTRAINTS_PROPERTY, "[]")):
-                yield ref, table, constraint
+            for key in keys_of(table):
+                yield ref, table, key
 
     def constraint_rows(self) -> Rows:
-        for ref, table, c in self.constraints():
+        for ref, table, key in self.constraints():
             created = Tables.created_on(table)
             yield {
                 "CONSTRAINT_CATALOG": ref.database,
                 "CONSTRAINT_SCHEMA": ref.schema,
-                "CONSTRAINT_NAME": c["name"],
+                "CONSTRAINT_NAME": key.name,
                 "TABLE_CATALOG": ref.database,
                 "TABLE_SCHEMA": ref.schema,
                 "TABLE_NAME": ref.name,
-                "CONSTRAINT_TYPE": c["type"],
+                "CONSTRAINT_TYPE": key.type,
                 "IS_DEFERRABLE": "NO",
                 "INITIALLY_DEFERRED": "NO",
                 # Snowflake enforces only NOT NULL: declared keys are informational.
@@ -477,18 +347,19 @@ class _Scope:
             }
 
     def referential_rows(self) -> Rows:
-        for ref, table, c in self.constraints():
-            if c["type"] != "FOREIGN KEY":
+        for ref, table, key in self.constraints():
+            if key.type != FOREIGN_KEY or key.references is None:
                 continue
             created = Tables.created_on(table)
-            target = c.get("references", {})
+            target = TableName(*key.references)
+            primary = primary_key(self.tables, target)
             yield {
                 "CONSTRAINT_CATALOG": ref.database,
                 "CONSTRAINT_SCHEMA": ref.schema,
-                "CONSTRAINT_NAME": c["name"],
-                "UNIQUE_CONSTRAINT_CATALOG": target.get("database"),
-                "UNIQUE_CONSTRAINT_SCHEMA": target.get("schema"),
-                "UNIQUE_CONSTRAINT_NAME": target.get("constraint"),
+                "CONSTRAINT_NAME": key.name,
+                "UNIQUE_CONSTRAINT_CATALOG": target.database,
+                "UNIQUE_CONSTRAINT_SCHEMA": target.schema,
+                "UNIQUE_CONSTRAINT_NAME": primary.name if primary else None,
                 "MATCH_OPTION": "NONE",
                 "UPDATE_RULE": "NO ACTION",
                 "DELETE_RULE": "NO ACTION",

@@ -16,7 +16,7 @@ from pyiceberg.table import Table
 
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import variables
+from embucket_py.engine import keys, variables
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
@@ -95,6 +95,8 @@ def show(
     if d.kind == "PARAMETERS":
         rows = _filtered(parameter_rows(session, parameter_defaults), d, "key")
         return _result(PARAMETERS, rows, StatementType.SHOW)
+    if d.kind in keys.KEY_KINDS:
+        return _result(keys.columns_for(d.kind), keys.show_rows(tables, d), StatementType.SHOW)
     if d.kind == "VARIABLES":
         rows = _filtered(variables.variable_rows(session), d)
         return _result(VARIABLES, rows, StatementType.SHOW)
@@ -397,19 +399,21 @@ def describe(tables: Tables, d: DescribeDef, ctx: SqlContext) -> QueryResult:
         objects = sorted([*_table_rows(tables, show_def), *_view_rows(tables, show_def)], key=_object_order)
         rows = [{"created_on": r["created_on"], "name": r["name"], "kind": r["kind"]} for r in objects]
         return _result(DESCRIBE_CONTAINER, rows, StatementType.DESCRIBE)
-    rows = [_describe_column(c) for c in _relation_columns(tables, d.parts, ctx, d.kind)]
+    columns = _relation_columns(tables, d.parts, ctx, d.kind)
+    primary, unique = keys.key_columns(tables, TableName(*d.parts))
+    rows = [_describe_column(c, c.name in primary, c.name in unique) for c in columns]
     return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
 
 
-def _describe_column(column: Column) -> dict[str, Any]:
+def _describe_column(column: Column, primary: bool = False, unique: bool = False) -> dict[str, Any]:
     return {
         "name": column.name,
         "type": column.type.sql,
         "kind": "COLUMN",
         "null?": "Y" if column.nullable else "N",
         "default": None,
-        "primary key": "N",
-        "unique key": "N",
+        "primary key": "Y" if primary else "N",
+        "unique key": "Y" if unique else "N",
         "check": None,
         "expression": None,
         "comment": column.comment,

@@ -19,6 +19,8 @@ from embucket_py.sql.names import normalize, qualify, table_parts
 # What each SHOW lists; the commands' own pages define the output columns.
 # https://docs.snowflake.com/en/sql-reference/sql/show
 SHOW_KINDS = ("DATABASES", "SCHEMAS", "TABLES", "COLUMNS", "OBJECTS", "VIEWS", "PARAMETERS", "VARIABLES")
+# Declared constraints: https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
+KEY_KINDS = ("PRIMARY KEYS", "UNIQUE KEYS", "IMPORTED KEYS")
 
 _STRING_TOKENS = (TokenType.STRING, TokenType.RAW_STRING)
 
@@ -97,7 +99,7 @@ def show_def(tree: exp.Expression, ctx: SqlContext) -> ShowDef:
         return _show_command(str(tree.expression or ""))
     assert isinstance(tree, exp.Show)
     kind = tree.name.upper()
-    if kind not in SHOW_KINDS:
+    if kind not in SHOW_KINDS and kind not in KEY_KINDS:
         raise Unsupported(f"SHOW {kind} is not supported.")
     limit = tree.args.get("limit")
     scope, database, schema, table = _scope(kind, str(tree.args.get("scope_kind") or "").upper(), tree, ctx)

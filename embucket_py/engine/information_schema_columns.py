@@ -1,0 +1,135 @@
+"""The columns of each INFORMATION_SCHEMA view, in Snowflake's order, each with its docs page."""
+
+from __future__ import annotations
+
+from embucket_py.types import MAX_VARCHAR, NUMBER_38_0, SfType
+
+TEXT = SfType("TEXT", length=MAX_VARCHAR)
+NUMBER = NUMBER_38_0
+TIMESTAMP_LTZ = SfType("TIMESTAMP_LTZ", scale=3)
+Columns = list[tuple[str, SfType]]
+
+
+def _text(*names: str) -> Columns:
+    return [(n, TEXT) for n in names]
+
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/databases
+DATABASES: Columns = [
+    *_text("DATABASE_NAME", "DATABASE_OWNER", "IS_TRANSIENT", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    ("RETENTION_TIME", NUMBER),
+    *_text("TYPE", "REPLICABLE_WITH_FAILOVER_GROUPS", "OWNER_ROLE_TYPE"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/schemata
+SCHEMATA: Columns = [
+    *_text("CATALOG_NAME", "SCHEMA_NAME", "SCHEMA_OWNER", "IS_TRANSIENT", "IS_MANAGED_ACCESS"),
+    ("RETENTION_TIME", NUMBER),
+    *_text("DEFAULT_CHARACTER_SET_CATALOG", "DEFAULT_CHARACTER_SET_SCHEMA", "DEFAULT_CHARACTER_SET_NAME"),
+    *_text("SQL_PATH"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    *_text("COMMENT", "REPLICABLE_WITH_FAILOVER_GROUPS", "OWNER_ROLE_TYPE"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/tables
+TABLES: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_OWNER", "TABLE_TYPE", "IS_TRANSIENT"),
+    *_text("CLUSTERING_KEY"),
+    ("ROW_COUNT", NUMBER),
+    ("BYTES", NUMBER),
+    ("RETENTION_TIME", NUMBER),
+    *_text("SELF_REFERENCING_COLUMN_NAME", "REFERENCE_GENERATION", "USER_DEFINED_TYPE_CATALOG"),
+    *_text("USER_DEFINED_TYPE_SCHEMA", "USER_DEFINED_TYPE_NAME", "IS_INSERTABLE_INTO", "IS_TYPED"),
+    *_text("COMMIT_ACTION"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    ("LAST_DDL", TIMESTAMP_LTZ),
+    *_text("LAST_DDL_BY", "AUTO_CLUSTERING_ON", "COMMENT", "IS_TEMPORARY", "IS_ICEBERG", "IS_DYNAMIC"),
+    *_text("IS_IMMUTABLE", "IS_HYBRID"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/columns
+COLUMNS: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME"),
+    ("ORDINAL_POSITION", NUMBER),
+    *_text("COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE"),
+    ("CHARACTER_MAXIMUM_LENGTH", NUMBER),
+    ("CHARACTER_OCTET_LENGTH", NUMBER),
+    ("NUMERIC_PRECISION", NUMBER),
+    ("NUMERIC_PRECISION_RADIX", NUMBER),
+    ("NUMERIC_SCALE", NUMBER),
+    ("DATETIME_PRECISION", NUMBER),
+    *_text("INTERVAL_TYPE"),
+    ("INTERVAL_PRECISION", NUMBER),
+    *_text("CHARACTER_SET_CATALOG", "CHARACTER_SET_SCHEMA", "CHARACTER_SET_NAME", "COLLATION_CATALOG"),
+    *_text("COLLATION_SCHEMA", "COLLATION_NAME", "DOMAIN_CATALOG", "DOMAIN_SCHEMA", "DOMAIN_NAME"),
+    *_text("UDT_CATALOG", "UDT_SCHEMA", "UDT_NAME", "SCOPE_CATALOG", "SCOPE_SCHEMA", "SCOPE_NAME"),
+    ("MAXIMUM_CARDINALITY", NUMBER),
+    *_text("DTD_IDENTIFIER", "IS_SELF_REFERENCING", "IS_IDENTITY", "IDENTITY_GENERATION"),
+    *_text("IDENTITY_START", "IDENTITY_INCREMENT", "IDENTITY_MAXIMUM", "IDENTITY_MINIMUM"),
+    *_text("IDENTITY_CYCLE", "IDENTITY_ORDERED", "SCHEMA_EVOLUTION_RECORD", "COMMENT", "DATA_TYPE_ALIAS"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/views
+VIEWS: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_OWNER", "VIEW_DEFINITION"),
+    *_text("CHECK_OPTION", "IS_UPDATABLE", "INSERTABLE_INTO", "IS_SECURE"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    ("LAST_DDL", TIMESTAMP_LTZ),
+    *_text("LAST_DDL_BY", "COMMENT"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/table_storage_metrics
+TABLE_STORAGE_METRICS: Columns = [
+    *_text("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"),
+    ("ID", NUMBER),
+    ("CLONE_GROUP_ID", NUMBER),
+    *_text("IS_TRANSIENT"),
+    ("ACTIVE_BYTES", NUMBER),
+    ("TIME_TRAVEL_BYTES", NUMBER),
+    ("FAILSAFE_BYTES", NUMBER),
+    ("RETAINED_FOR_CLONE_BYTES", NUMBER),
+    *_text("DELETED"),
+    ("TABLE_CREATED", TIMESTAMP_LTZ),
+    ("TABLE_DROPPED", TIMESTAMP_LTZ),
+    ("TABLE_ENTERED_FAILSAFE", TIMESTAMP_LTZ),
+    ("CATALOG_CREATED", TIMESTAMP_LTZ),
+    ("CATALOG_DROPPED", TIMESTAMP_LTZ),
+    ("SCHEMA_CREATED", TIMESTAMP_LTZ),
+    ("SCHEMA_DROPPED", TIMESTAMP_LTZ),
+    *_text("COMMENT"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/table_constraints
+TABLE_CONSTRAINTS: Columns = [
+    *_text("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_CATALOG"),
+    *_text("TABLE_SCHEMA", "TABLE_NAME", "CONSTRAINT_TYPE", "IS_DEFERRABLE", "INITIALLY_DEFERRED"),
+    *_text("ENFORCED", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    *_text("RELY"),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/referential_constraints
+REFERENTIAL_CONSTRAINTS: Columns = [
+    *_text("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG"),
+    *_text("UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME", "MATCH_OPTION", "UPDATE_RULE"),
+    *_text("DELETE_RULE", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+]
+
+LAYOUTS: dict[str, Columns] = {
+    "DATABASES": DATABASES,
+    "SCHEMATA": SCHEMATA,
+    "TABLES": TABLES,
+    "COLUMNS": COLUMNS,
+    "VIEWS": VIEWS,
+    "TABLE_STORAGE_METRICS": TABLE_STORAGE_METRICS,
+    "TABLE_CONSTRAINTS": TABLE_CONSTRAINTS,
+    "REFERENTIAL_CONSTRAINTS": REFERENTIAL_CONSTRAINTS,
+}
