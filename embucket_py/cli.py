@@ -25,6 +25,15 @@ def _parser() -> argparse.ArgumentParser:
     job = commands.add_parser("spark-job", help="run a Spark batch job against a running server")
     job.add_argument("job", help="medallion, maintenance, sample-events or shell")
     job.add_argument("args", nargs=argparse.REMAINDER, help="job options (--help for the job's)")
+    load = commands.add_parser("load", help="load local files into a table (COPY INTO, with progress)")
+    load.add_argument("files", help="a file or a glob, e.g. 'data/*.csv.gz'")
+    load.add_argument("table", help="target table: name, schema.name or database.schema.name")
+    load.add_argument("--format", default="", help="CSV, JSON or PARQUET (default: by file extension)")
+    load.add_argument("--format-options", default="", help="file format options, e.g. \"SKIP_HEADER=1\"")
+    load.add_argument("--copy-options", default="", help="COPY options, e.g. \"ON_ERROR=CONTINUE\"")
+    load.add_argument("--quiet", action="store_true", help="no progress bar")
+    for name in ("data_dir", "metastore_uri", "warehouse", "user", "default_database", "default_schema"):
+        load.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None)
     bench = commands.add_parser("bench", help="benchmarks (needs the bench extra)")
     suites = bench.add_subparsers(dest="suite", required=True)
     from embucket_py.bench.options import add_arguments
@@ -48,6 +57,10 @@ def main(argv: list[str] | None = None) -> None:
         from embucket_py.spark.runner import run_job
 
         raise SystemExit(run_job(args.job, args.args))
+    elif args.command == "load":
+        from embucket_py.load_command import run_load
+
+        raise SystemExit(run_load(args))
     elif args.command == "bench":
         from embucket_py.bench.tpch import run
 

@@ -4,6 +4,7 @@ https://docs.snowflake.com/en/sql-reference/sql/copy-into-table
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -152,7 +153,12 @@ def _transform(
 
 
 def copy_into_table(
-    tables: Tables, resolver: StageResolver, session: Session, d: CopyLoadDef, ctx: SqlContext
+    tables: Tables,
+    resolver: StageResolver,
+    session: Session,
+    d: CopyLoadDef,
+    ctx: SqlContext,
+    progress: Callable[[StagedFile, int, int], None] | None = None,
 ) -> QueryResult:
     """Raises: LoadAborted (ABORT_STATEMENT), FileFormatError, ObjectNotFound, Unsupported."""
     ref = TableName(*d.table)
@@ -200,6 +206,8 @@ def copy_into_table(
     try:
         for file in files:
             request = _request(source, file, fmt, targets, d, ctx, match_mode, ref.name)
+            if progress is not None:
+                request.progress = functools.partial(progress, file)
             mark = sink.mark()
             run_policy = OnError("CONTINUE") if validation else policy
             outcome = load_file(df_ctx, request, run_policy, sink.add, as_columns=as_columns)

@@ -56,7 +56,7 @@ class StageStore:
 
     def __init__(self, root: str, credentials: dict[str, Any] | None = None, endpoint: str | None = None):
         parsed = urlparse(root)
-        self.root = root.rstrip("/") + "/"
+        self.root = root if root.endswith("/") else root + "/"
         if parsed.scheme in ("", "file"):
             self.fs: pafs.FileSystem = pafs.LocalFileSystem()
             self.base = unquote(parsed.path if parsed.scheme else root).rstrip("/")

@@ -166,6 +166,7 @@ class ReadState:
     bad_rows: list[BadRow] = field(default_factory=list)
     header: list[str] | None = None
     rows: int = 0
+    bytes_read: int = 0
 
 
 def read_csv(

@@ -119,6 +119,26 @@ class FileRequest:
     match: Callable[[list[str], ReadState], list[str | None]]
     csv_columns: int | None  # expected CSV field count (None: take it from the file)
     transform: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None
+    # Called after each batch with (bytes of the file read so far, rows read so far).
+    progress: Callable[[int, int], None] | None = None
+
+
+class _Counting(io.RawIOBase):
+    """Counts the bytes read from a stored file (for progress), passing them through."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.source.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        self.count += n
+        return n
 
 
 def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False) -> Iterator[pa.RecordBatch]:
@@ -126,19 +146,25 @@ def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False
     fmt = request.fmt
     if fmt.type == "PARQUET":
         with request.store.open_random(request.file.path) as source:
-            yield from formats.read_parquet(source, fmt, state)
+            for batch in formats.read_parquet(source, fmt, state):
+                state.bytes_read = source.tell()
+                yield batch
         return
     compression = formats.compression_of(request.file.path, fmt)
-    with request.store.open_input(request.file.path) as raw:
+    with request.store.open_input(request.file.path) as source:
+        raw = _Counting(source)
         stream = formats.decompressed(raw, compression)
         if fmt.type == "CSV":
             if not hasattr(stream, "peek"):
                 stream = io.BufferedReader(stream, formats.BLOCK_SIZE)  # type: ignore[arg-type]
-            yield from formats.read_csv(stream, fmt, request.csv_columns, state)
+            batches = formats.read_csv(stream, fmt, request.csv_columns, state)
         elif as_columns:
-            yield from formats.read_json_columns(stream, fmt, state)
+            batches = formats.read_json_columns(stream, fmt, state)
         else:
-            yield from formats.read_json_text(stream, fmt, state)
+            batches = formats.read_json_text(stream, fmt, state)
+        for batch in batches:
+            state.bytes_read = raw.count
+            yield batch
 
 
 def load_file(
@@ -178,6 +204,8 @@ def load_file(
         if converted.good.num_rows:
             loaded += converted.good.num_rows
             emit(converted.good)
+        if request.progress is not None:
+            request.progress(state.bytes_read, state.rows)
         if policy.mode == "ABORT_STATEMENT" and (converted.errors or state.bad_rows):
             break
     # Rows the parser rejected (wrong field count) are errors too.
