@@ -137,12 +137,20 @@ def _one_action_per_row(change: sqlc.RowChange, acts: pa.Table) -> pa.Table:
     targets = acts.filter(pc.is_valid(acts.column(sqlc.TROW)))
     if targets.num_rows == pc.count_distinct(targets.column(sqlc.TROW)).as_py():
         return acts
-    if change.kind == "MERGE":
+    if change.kind == "MERGE" and _conflicting(targets):
         raise DuplicateMergeRow("Duplicate row detected during DML action\nRow Values: [...]")
-    # UPDATE rows all have a target row: keep the first action per target row.
+    # UPDATE ... FROM, and MERGE rows only deleted by several source rows: one action per row.
     rows = acts.column(sqlc.TROW)
     first = pc.index_in(pc.unique(rows), value_set=rows)
     return acts.take(first)
+
+
+def _conflicting(targets: pa.Table) -> bool:
+    """A target row joined by several source rows conflicts unless every action on it is a DELETE
+    ("multiple deletes do not conflict with each other", Snowflake's MERGE documentation)."""
+    per_row = targets.group_by(sqlc.TROW).aggregate([(sqlc.ACTION, "count"), (sqlc.ACTION, "max")])
+    repeated = per_row.filter(pc.greater(per_row.column(f"{sqlc.ACTION}_count"), 1))
+    return bool(pc.any(pc.not_equal(repeated.column(f"{sqlc.ACTION}_max"), sqlc.DELETE)).as_py())
 
 
 def _check_not_null(columns: list[Column], data: pa.Table) -> None:

@@ -83,6 +83,22 @@ def test_merge_refuses_a_row_matched_twice(people: Any) -> None:
     assert people.execute("SELECT name FROM people WHERE id = 1").fetchone() == ("ann",)
 
 
+def test_merge_lets_several_source_rows_delete_one_target_row(people: Any) -> None:
+    # "Multiple deletes do not conflict with each other" (Snowflake's MERGE documentation).
+    people.execute("CREATE TABLE gone (id INT, reason VARCHAR)")
+    people.execute("INSERT INTO gone VALUES (2, 'a'), (2, 'b'), (3, 'c')")
+    people.execute("MERGE INTO people p USING gone g ON p.id = g.id WHEN MATCHED THEN DELETE")
+    assert people.fetchone() == (2,)
+    assert people.execute("SELECT id FROM people ORDER BY id").fetchall() == [(1,), (4,)]
+    people.execute("INSERT INTO gone VALUES (1, 'x'), (1, 'y')")
+    with pytest.raises(ProgrammingError) as err:  # a DELETE and an UPDATE on one row do conflict
+        people.execute(
+            "MERGE INTO people p USING gone g ON p.id = g.id "
+            "WHEN MATCHED AND g.reason = 'x' THEN DELETE WHEN MATCHED THEN UPDATE SET score = 0"
+        )
+    assert err.value.errno == 100090
+
+
 def test_truncate_keeps_the_table(people: Any) -> None:
     people.execute("TRUNCATE TABLE people")
     assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (0,)
