@@ -67,6 +67,21 @@ class Settings:
         metadata={"help": "memory one query may hold before it spills to disk (0: a quarter of RAM)"},
     )
     log_level: str = field(default="info", metadata={"help": "debug, info, warning or error"})
+    login_failures_before_lock: int = field(
+        default=5, metadata={"help": "failed logins of a user before it is locked (then locks double)"}
+    )
+    login_lock_max_seconds: int = field(
+        default=900, metadata={"help": "longest lock after repeated failed logins, in seconds"}
+    )
+    max_request_mb: int = field(
+        default=256, metadata={"help": "largest request body accepted, in MiB (inflated size too)"}
+    )
+    max_queued_queries: int = field(
+        default=1000,
+        metadata={"help": "statements waiting for one of the `workers` threads before new ones are refused"},
+    )
+    tls_cert: str = field(default="", metadata={"help": "PEM certificate file: serve https (with --tls-key)"})
+    tls_key: str = field(default="", metadata={"help": "PEM private key file of --tls-cert"})
 
     @property
     def data_path(self) -> Path:
@@ -82,7 +97,8 @@ class Settings:
 
     def advertised_url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.tls_cert else "http"
+        return f"{scheme}://{host}:{self.port}"
 
 
 def setting_names() -> list[str]:

@@ -34,6 +34,7 @@ from embucket_py.engine.result import QueryResult, StatementType, dml_counts, st
 from embucket_py.engine.stages import StageResolver
 from embucket_py.engine.time_travel import STATEMENTS
 from embucket_py.errors import BindError, Unsupported
+from embucket_py.sessions import keypair
 from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql.alter import alter_def
@@ -241,6 +242,8 @@ class Engine:
             return variables.set_variables(tables, session, set_def(tree), ctx, cancel)
         if (unset := unset_def(tree)) is not None:
             return variables.unset_variables(session, unset)
+        if (user_statement := keypair.parse_user_statement(statement.text)) is not None:
+            return status(keypair.run_user_statement(self.metastore.engine, user_statement))
         raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
 
     def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -15,6 +16,7 @@ from starlette.routing import Mount, Route
 from embucket_py.config import Settings
 from embucket_py.errors import SnowflakeError
 from embucket_py.server.iceberg_rest.routes import ROUTES as ICEBERG_ROUTES
+from embucket_py.server.limits import RequestSizeLimit
 from embucket_py.server.snowflake.routes import ROUTES
 from embucket_py.server.snowflake.wire import fail
 from embucket_py.server.state import ServerState
@@ -42,6 +44,7 @@ def build_app(settings: Settings) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         state = ServerState.build(settings)
         app.state.embucket = state
+        state.queries.max_queued = settings.max_queued_queries
         _announce(settings)
         yield
         state.queries.shutdown()
@@ -54,6 +57,7 @@ def build_app(settings: Settings) -> Starlette:
             Exception: unexpected_error,
         },
         lifespan=lifespan,
+        middleware=[Middleware(RequestSizeLimit, max_bytes=settings.max_request_mb * 1024 * 1024)],
     )
 
 
@@ -63,11 +67,12 @@ def _announce(settings: Settings) -> None:
     log.info("warehouse: %s", settings.resolved_warehouse)
     log.info(
         "connect with: snowflake.connector.connect(account=%r, user=%r, password=..., host=%r, port=%d, "
-        "protocol='http', database=%r, schema=%r)",
+        "protocol=%r, database=%r, schema=%r)",
         settings.account,
         settings.user,
         settings.advertised_url().split("//")[1].rsplit(":", 1)[0],
         settings.port,
+        settings.advertised_url().split(":")[0],
         settings.default_database,
         settings.default_schema,
     )
@@ -80,4 +85,7 @@ def serve(settings: Settings) -> None:
         port=settings.port,
         log_level=settings.log_level.lower(),
         access_log=settings.log_level.lower() == "debug",
+        # Optional https: both files PEM (uvicorn hands them to ssl.SSLContext.load_cert_chain).
+        ssl_certfile=settings.tls_cert or None,
+        ssl_keyfile=settings.tls_key or None,
     )

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from embucket_py.engine.executor import SERVER_VERSION
-from embucket_py.errors import IncorrectCredentials
+from embucket_py.errors import AuthError, IncorrectCredentials
 from embucket_py.server.snowflake.wire import (
     fail,
     ok,
@@ -19,11 +19,52 @@ from embucket_py.server.snowflake.wire import (
     state_of,
     token_of,
 )
+from embucket_py.server.state import ServerState
+from embucket_py.sessions.keypair import UserKeys
+from embucket_py.sessions.ratelimit import LoginLimiter
 from embucket_py.sessions.session import Session
 
 log = logging.getLogger(__name__)
 
-_SUPPORTED_AUTHENTICATORS = {"", "SNOWFLAKE"}
+_SUPPORTED_AUTHENTICATORS = {"", "SNOWFLAKE", "SNOWFLAKE_JWT"}
+_WRONG = "Incorrect username or password was specified."
+
+# One limiter and key store per metastore engine (built on first use; both live in the metastore).
+_AUTH: dict[int, tuple[LoginLimiter, UserKeys]] = {}
+
+
+def _auth(state: ServerState) -> tuple[LoginLimiter, UserKeys]:
+    key = id(state.metastore.engine)
+    if key not in _AUTH:
+        limiter = LoginLimiter(
+            state.metastore.engine,
+            state.settings.login_failures_before_lock,
+            state.settings.login_lock_max_seconds,
+        )
+        _AUTH[key] = (limiter, UserKeys(state.metastore.engine))
+    return _AUTH[key]
+
+
+def _check_credentials(state: ServerState, body: dict[str, object], user: str, authenticator: str) -> None:
+    """Password or key-pair check, rate-limited per user name (runs on a worker thread).
+
+    Raises:
+        AuthError: locked, wrong password, or a JWT that does not verify.
+    """
+    limiter, keys = _auth(state)
+    if limiter.locked_for(user) > 0:
+        # Refused without looking at the credentials, so a lock cannot be waited out by guessing.
+        raise AuthError("User temporarily locked.", code=390102, sqlstate="28000")
+    try:
+        if authenticator == "SNOWFLAKE_JWT":
+            account = str(body.get("ACCOUNT_NAME") or state.settings.account)
+            keys.verify(account, user, str(body.get("TOKEN") or ""))
+        elif not state.metastore.authenticate(user, str(body.get("PASSWORD") or "")):
+            raise IncorrectCredentials(_WRONG)
+    except AuthError:
+        limiter.failed(user)
+        raise
+    limiter.succeeded(user)
 
 
 def _object_name(value: str | None) -> str | None:
@@ -47,17 +88,21 @@ def _parameter_value(value: object) -> object:
 
 async def login_request(request: Request) -> JSONResponse:
     state = state_of(request)
-    body = (await read_json(request)).get("data") or {}
-    user = str(body.get("LOGIN_NAME") or "")
-    password = str(body.get("PASSWORD") or "")
+    data = (await read_json(request)).get("data")
+    body: dict[str, object] = data if isinstance(data, dict) else {}
+    user = str(body.get("LOGIN_NAME") or "")[:255]
     authenticator = str(body.get("AUTHENTICATOR") or "").upper()
     if authenticator not in _SUPPORTED_AUTHENTICATORS:
         error = IncorrectCredentials(f"Authenticator {authenticator} is not supported by this server.")
         return fail(error, {"nextAction": "RETRY_LOGIN", "authnMethod": authenticator})
-    if not user or not await run_in_threadpool(state.metastore.authenticate, user, password):
-        log.info("failed login for user %r", user)
-        error = IncorrectCredentials("Incorrect username or password was specified.")
-        return fail(error, {"nextAction": "RETRY_LOGIN", "authnMethod": "USERNAME_PASSWORD"})
+    method = "KEY_PAIR" if authenticator == "SNOWFLAKE_JWT" else "USERNAME_PASSWORD"
+    if not user:
+        return fail(IncorrectCredentials(_WRONG), {"nextAction": "RETRY_LOGIN", "authnMethod": method})
+    try:
+        await run_in_threadpool(_check_credentials, state, body, user, authenticator)
+    except AuthError as error:
+        log.info("failed login for user %r: %s", user, error.message)
+        return fail(error, {"nextAction": "RETRY_LOGIN", "authnMethod": method})
 
     session = Session(
         user=user.upper(),
@@ -66,8 +111,9 @@ async def login_request(request: Request) -> JSONResponse:
         client_app=str(body.get("CLIENT_APP_ID") or ""),
         client_version=str(body.get("CLIENT_APP_VERSION") or ""),
     )
-    for name, value in (body.get("SESSION_PARAMETERS") or {}).items():
-        session.parameters[name.upper()] = _parameter_value(value)
+    parameters = body.get("SESSION_PARAMETERS")
+    for name, value in (parameters if isinstance(parameters, dict) else {}).items():
+        session.parameters[str(name).upper()] = _parameter_value(value)
     query = request.query_params
     database = _object_name(query.get("databaseName"))
     schema = _object_name(query.get("schemaName"))

@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from embucket_py.errors import ResultExpired
+from embucket_py.server.limits import timeout_seconds
 from embucket_py.server.snowflake import execution
 from embucket_py.server.snowflake.bindings import parse_bindings
 from embucket_py.server.snowflake.running import QueryRecord
@@ -37,7 +38,10 @@ async def query_request(request: Request) -> JSONResponse:
     record = state.queries.new(session.id, run.sql, request_id)
     work = functools.partial(execution.run, state, session, run)
     # Shared mode writes the session back (USE, SET, ALTER SESSION) when the statement ends.
-    state.queries.start(record, state.sessions.after(session, work))
+    timeout = timeout_seconds(
+        run.parameters.get("STATEMENT_TIMEOUT_IN_SECONDS"), session.parameter("STATEMENT_TIMEOUT_IN_SECONDS")
+    )
+    state.queries.start(record, state.sessions.after(session, work), timeout)
     if body.get("asyncExec"):
         return ok(
             {

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.server.limits import QueueFull, StatementTimeout, statement_timeout
 from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.encoding import EncodedResult
 
@@ -36,6 +37,8 @@ class QueryRecord:
     error: SnowflakeError | None = None
     future: Future[None] | None = None
     chunk_token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started: bool = False  # a worker thread took it (until then it is QUEUED)
+    timed_out: StatementTimeout | None = None
 
     @property
     def done(self) -> bool:
@@ -45,7 +48,9 @@ class QueryRecord:
     def status(self) -> str:
         """Snowflake's query status names, as get_query_status reports them."""
         if not self.done:
-            return "ABORTING" if self.cancel.is_set() else "RUNNING"
+            if self.cancel.is_set():
+                return "ABORTING"
+            return "RUNNING" if self.started else "QUEUED"
         if isinstance(self.error, QueryCanceled):
             return "ABORTED"
         return "FAILED_WITH_ERROR" if self.error else "SUCCESS"
@@ -77,8 +82,14 @@ def _from_shared(fields: dict[str, Any] | None) -> QueryRecord | None:
 class QueryRegistry:
     """Runs statements on a thread pool and keeps their records until they expire."""
 
-    def __init__(self, workers: int, result_ttl: int, shared: SharedResults | None = None) -> None:
+    def __init__(
+        self, workers: int, result_ttl: int, shared: SharedResults | None = None, max_queued: int = 0
+    ) -> None:
+        # At most `workers` statements run at once; the others queue (up to `max_queued`, 0: any).
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embucket-query")
+        self.workers = workers
+        self.max_queued = max_queued
+        self._waiting = 0
         self.result_ttl = result_ttl
         # Shared mode: records also go to the metastore, for the other servers to answer from.
         self.shared = shared
@@ -124,8 +135,36 @@ class QueryRegistry:
         for record in done:
             self.shared.save(record)
 
-    def start(self, record: QueryRecord, work: Callable[[QueryRecord], EncodedResult]) -> None:
+    def start(
+        self, record: QueryRecord, work: Callable[[QueryRecord], EncodedResult], timeout: int = 0
+    ) -> None:
+        """Runs `work` on a worker thread; `timeout` (seconds, 0: none) cancels it like an abort.
+        When `max_queued` statements already wait for a thread, the record fails with QueueFull."""
+        with self._lock:
+            full = bool(self.max_queued) and self._waiting >= self.max_queued
+            if not full:
+                self._waiting += 1
+        if full:
+            record.error = QueueFull(
+                f"Statement rejected: {self.max_queued} statements are already queued on this server."
+            )
+            record.end = time.time()
+            self._share_finished()
+            return
+
+        def expire() -> None:
+            if not record.done:
+                record.timed_out = statement_timeout(timeout)
+                record.cancel.set()
+
         def run() -> None:
+            with self._lock:
+                self._waiting -= 1
+            record.started = True
+            timer = threading.Timer(timeout, expire) if timeout > 0 else None
+            if timer is not None:
+                timer.daemon = True
+                timer.start()
             try:
                 record.result = work(record)
             except SnowflakeError as e:
@@ -136,7 +175,11 @@ class QueryRegistry:
                     f"Internal error: {type(e).__name__}", code=100001, sqlstate="XX000"
                 )
             finally:
-                if record.cancel.is_set() and record.error is None:
+                if timer is not None:
+                    timer.cancel()
+                if record.timed_out is not None:
+                    record.error, record.result = record.timed_out, None
+                elif record.cancel.is_set() and record.error is None:
                     record.error = QueryCanceled("SQL execution canceled")
                     record.result = None
                 record.end = time.time()
