@@ -53,7 +53,7 @@ def test_the_tree_survives_its_json_form() -> None:
         ([datetime.datetime(2024, 1, 2, 3), datetime.datetime(1970, 1, 1)], pa.timestamp("us")),
     ],
 )
-def test_coordinates_keep_the_order_of_values_and_put_nulls_last(values: list, arrow_type: pa.DataType) -> None:
+def test_coordinates_keep_value_order_and_put_nulls_last(values: list, arrow_type: pa.DataType) -> None:
     coords = coordinates(pa.array(values, arrow_type))
     present = [v for v in values if v is not None]
     order = [values[i] for i in np.argsort(coords, kind="stable")]
