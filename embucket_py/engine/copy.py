@@ -119,7 +119,6 @@ def _transform(
     select: exp.Select, fmt: FileFormat, display: str, ctx: SqlContext, count: int
 ) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
     """Runs the COPY transformation over each raw batch; outputs t0..tn plus the line numbers."""
-    df_ctx = new_context()
     compiled: dict[str, str] = {}
 
     def run(batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -134,6 +133,8 @@ def _transform(
             tree = staged_sql.rewrite(select, names if named else None)
             tree.append("expressions", exp.column(staged_sql.LINE, quoted=True))
             compiled[key] = translate_query(tree, ctx, None).sql
+        # A fresh context per batch (under a millisecond): registered batches stay in a context.
+        df_ctx = new_context()
         register_arrow(df_ctx, staged_sql.STAGE_TABLE, pa.Table.from_batches([raw]))
         try:
             out = df_ctx.sql(compiled[key]).to_arrow_table().combine_chunks()
@@ -147,7 +148,10 @@ def _transform(
                 sqlstate="21S01",
             )
         arrays = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in out.columns]
-        return pa.RecordBatch.from_arrays(arrays, names=[f"t{i}" for i in range(count)] + [LINE_COLUMN])
+        names = [f"t{i}" for i in range(count)] + [LINE_COLUMN]
+        # Keep the fields' type tags: a VARIANT result converts differently from text.
+        schema = pa.schema([f.with_name(n) for f, n in zip(out.schema, names, strict=True)])
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
     return run
 

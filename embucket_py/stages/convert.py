@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from datafusion import Expr, SessionContext, col, lit
 from datafusion import functions as f
 
-from embucket_py.types import SfType, to_arrow
+from embucket_py.types import SFTYPE_KEY, SfType, to_arrow
 
 _STRPTIME = [
     ("YYYY", "%Y"),
@@ -65,10 +65,15 @@ def _strptime_format(fmt: str) -> str:
     return out
 
 
-def _value(source: Expr, raw_type: pa.DataType, target: SfType) -> Expr:
+def _value(source: Expr, raw_type: pa.DataType, target: SfType, variant: bool = False) -> Expr:
     """The expression converting a raw column to a target type (NULL where it cannot)."""
     arrow = to_arrow(target)
-    textual = pa.types.is_string(raw_type) or pa.types.is_large_string(raw_type)
+    textual = (
+        pa.types.is_string(raw_type) or pa.types.is_large_string(raw_type) or raw_type == pa.string_view()
+    )
+    if variant and target.kind not in ("VARIANT", "OBJECT", "ARRAY"):
+        # A VARIANT string is JSON text ("x"): its value is the text inside the quotes.
+        source = f.regexp_replace(source, lit('^"(.*)"$'), lit("${1}"))
     if target.kind in ("TEXT", "VARIANT", "OBJECT", "ARRAY"):
         return source if textual else source.try_cast(pa.string())
     if target.kind == "FIXED" and textual:
@@ -104,6 +109,8 @@ def preformat(
 ) -> pa.RecordBatch:
     """Applies explicit DATE/TIME/TIMESTAMP formats in pyarrow (failures become NULL)."""
     arrays, names = list(batch.columns), list(batch.schema.names)
+    fields = list(batch.schema)
+    changed = False
     for source, target in zip(sources, targets, strict=True):
         kind = "TIMESTAMP" if target.type.kind.startswith("TIMESTAMP") else target.type.kind
         fmt = formats.get(kind)
@@ -114,7 +121,10 @@ def preformat(
             continue
         parsed = pc.strptime(arrays[i], format=_strptime_format(fmt), unit="us", error_is_null=True)
         arrays[i] = parsed.cast(pa.date32()) if kind == "DATE" else parsed
-    return pa.RecordBatch.from_arrays(arrays, names=names)
+        fields[i] = pa.field(names[i], arrays[i].type)
+        changed = True
+    # Unchanged columns keep their fields (a VARIANT tag decides how text converts).
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields)) if changed else batch
 
 
 def convert(
@@ -125,7 +135,10 @@ def convert(
     lines: pa.Array,
 ) -> Converted:
     """Converts one batch; `sources[i]` names the raw column for `targets[i]` (None: NULL)."""
-    frame = ctx.from_arrow(batch)
+    # A fresh context per batch: from_arrow registers the batch in the context it is given, so a
+    # long-lived one would keep every batch of the load alive.
+    del ctx
+    frame = SessionContext().from_arrow(batch)
     values, flags = [], []
     for i, (source, target) in enumerate(zip(sources, targets, strict=True)):
         arrow = to_arrow(target.type)
@@ -134,7 +147,9 @@ def convert(
             flag = lit(not target.nullable)
         else:
             raw = col(f'"{source}"')
-            value = _value(raw, batch.schema.field(source).type, target.type)
+            field = batch.schema.field(source)
+            tag = (field.metadata or {}).get(SFTYPE_KEY, b"")
+            value = _value(raw, field.type, target.type, tag.startswith((b"VARIANT", b"OBJECT", b"ARRAY")))
             flag = raw.is_not_null() & value.is_null()
             if target.type.kind == "TEXT" and target.type.length:
                 flag = flag | (f.character_length(value) > lit(target.type.length))

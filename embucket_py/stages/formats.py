@@ -25,7 +25,10 @@ import pyarrow.parquet as pq
 
 from embucket_py.errors import SnowflakeError, Unsupported
 
-BLOCK_SIZE = 16 << 20
+# Arrow's streaming readers read about 32 blocks ahead: 1 MB blocks keep that near 32 MB.
+BLOCK_SIZE = 1 << 20
+# Conversion works on batches of about this size (fewer, larger DataFusion calls).
+COALESCE_BYTES = 16 << 20
 LINE_COLUMN = "__line"
 
 # https://docs.snowflake.com/en/sql-reference/sql/create-file-format#type-csv
@@ -132,6 +135,24 @@ def compression_of(path: str, fmt: FileFormat) -> str:
     return "NONE"
 
 
+_ARROW_CODECS = {"GZIP": "gzip", "BZ2": "bz2", "ZSTD": "zstd", "BROTLI": "brotli"}
+
+
+def native_decompressed(source: pa.NativeFile, compression: str) -> pa.NativeFile:
+    """Arrow's own decompressing stream, so the parser reads native buffers with bounded readahead."""
+    if compression == "NONE":
+        return source
+    if compression in _ARROW_CODECS:
+        return pa.CompressedInputStream(source, _ARROW_CODECS[compression])
+    raise Unsupported(f"COMPRESSION = {compression} is not supported.")
+
+
+def head_bytes(stream: BinaryIO, size: int = 1 << 20) -> bytes:
+    """The first bytes of a (decompressed) stream, for the field count and the header."""
+    data = stream.read(size)
+    return bytes(data) if data else b""
+
+
 def decompressed(stream: BinaryIO, compression: str) -> BinaryIO:
     """A stream of the file's plain bytes, decompressed on the fly (never all in memory)."""
     if compression in ("SNAPPY", "LZO", "RAW_DEFLATE", "BROTLI"):
@@ -170,7 +191,7 @@ class ReadState:
 
 
 def read_csv(
-    stream: BinaryIO, fmt: FileFormat, columns: int | None, state: ReadState
+    stream: BinaryIO, fmt: FileFormat, columns: int | None, state: ReadState, head: bytes = b""
 ) -> Iterator[pa.RecordBatch]:
     """CSV records as batches of string columns c1..cn plus their line numbers.
 
@@ -189,20 +210,21 @@ def read_csv(
         escape = _none_text(fmt.option("ESCAPE_UNENCLOSED_FIELD"))
     skip = int(fmt.option("SKIP_HEADER") or 0)
     parse_header = bool(fmt.option("PARSE_HEADER"))
+    head_lines = head.split(b"\n")
     if parse_header:
-        first = stream.readline().decode().rstrip("\r\n")
+        first = head_lines[0].decode(errors="replace").rstrip("\r")
         state.header = [h.strip().strip(quote or "") for h in first.split(delimiter)]
         columns = len(state.header)
-        skip = max(skip - 1, 0)
+        skip = max(skip, 1)
     if columns is None:
-        peek = _peek_line(stream, skip)
-        columns = len(peek.split(delimiter)) if peek is not None else 1
+        line = head_lines[skip] if len(head_lines) > skip else b""
+        columns = max(len(line.decode(errors="replace").split(delimiter)), 1)
     names = [f"c{i + 1}" for i in range(columns)]
-    first_line = skip + (1 if parse_header else 0)
+    first_line = skip
     bad: list[BadRow] = []
 
     def on_invalid(row: Any) -> str:
-        bad.append(BadRow((row.number or 0) + (1 if parse_header else 0), row.text, row.actual_columns))
+        bad.append(BadRow(row.number or 0, row.text, row.actual_columns))
         return "skip"
 
     nulls = list(fmt.null_if)
@@ -258,19 +280,21 @@ def _shift_lines(lines: pa.Array, bad_lines: list[int]) -> pa.Array:
     return pa.array(values + shift)
 
 
-def _peek_line(stream: BinaryIO, skip: int) -> str | None:
-    if not hasattr(stream, "peek"):
-        return None
-    data: bytes = stream.peek(1 << 20)  # type: ignore[attr-defined]
-    lines = data.split(b"\n")
-    return lines[skip].decode(errors="replace").rstrip("\r") if len(lines) > skip else None
-
-
 def _batches(reader: Any) -> Iterator[pa.RecordBatch]:
+    """The reader's small batches, combined into batches of about `COALESCE_BYTES`."""
+    pending: list[pa.RecordBatch] = []
+    size = 0
     try:
-        yield from reader
+        for batch in reader:
+            pending.append(batch)
+            size += batch.nbytes
+            if size >= COALESCE_BYTES:
+                yield pa.concat_batches(pending)
+                pending, size = [], 0
     except pa.ArrowInvalid as e:
         raise FileFormatError(str(e)) from None
+    if pending:
+        yield pa.concat_batches(pending)
 
 
 def read_json_text(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Iterator[pa.RecordBatch]:

@@ -151,13 +151,23 @@ def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False
                 yield batch
         return
     compression = formats.compression_of(request.file.path, fmt)
+    if fmt.type == "CSV" and compression in ("NONE", "GZIP", "BZ2", "ZSTD", "BROTLI"):
+        # Arrow-native streams: the parser's readahead stays bounded (Python file objects are
+        # read ahead without limit).
+        with request.store.open_input(request.file.path) as first:
+            head = formats.head_bytes(formats.native_decompressed(first, compression))
+        with request.store.open_random(request.file.path) as source:
+            stream = formats.native_decompressed(source, compression)
+            for batch in formats.read_csv(stream, fmt, request.csv_columns, state, head):
+                state.bytes_read = source.tell()
+                yield batch
+        return
     with request.store.open_input(request.file.path) as source:
         raw = _Counting(source)
         stream = formats.decompressed(raw, compression)
         if fmt.type == "CSV":
-            if not hasattr(stream, "peek"):
-                stream = io.BufferedReader(stream, formats.BLOCK_SIZE)  # type: ignore[arg-type]
-            batches = formats.read_csv(stream, fmt, request.csv_columns, state)
+            head = stream.peek(1 << 20) if hasattr(stream, "peek") else b""
+            batches = formats.read_csv(stream, fmt, request.csv_columns, state, head)
         elif as_columns:
             batches = formats.read_json_columns(stream, fmt, state)
         else:

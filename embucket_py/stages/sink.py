@@ -18,7 +18,7 @@ from pyiceberg.table import Table
 
 log = logging.getLogger(__name__)
 
-FLUSH_BYTES = 128 << 20
+FLUSH_BYTES = 64 << 20
 COMMIT_RETRIES = 10
 
 

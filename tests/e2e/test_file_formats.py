@@ -1,0 +1,100 @@
+"""CSV / JSON / Parquet format options as COPY applies them (named and inline formats)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def put(cur, tmp_path: Path):
+    cur.execute("CREATE STAGE st")
+
+    def upload(name: str, data: bytes) -> None:
+        (tmp_path / name).write_bytes(data)
+        cur.execute(f"PUT file://{tmp_path}/{name} @st AUTO_COMPRESS=FALSE")
+
+    return upload
+
+
+def test_enclosed_fields_null_if_and_empty_fields(cur, put) -> None:
+    put("q.csv", b'1,"a, quoted",NULL\n2,"",\n3,  x  ,\\N\n')
+    cur.execute(
+        "CREATE FILE FORMAT f TYPE=CSV FIELD_OPTIONALLY_ENCLOSED_BY='\"' "
+        "NULL_IF=('NULL', '\\\\N') TRIM_SPACE=TRUE"
+    )
+    cur.execute("CREATE TABLE t (id INT, a VARCHAR, b VARCHAR)")
+    cur.execute("COPY INTO t FROM @st FILES=('q.csv') FILE_FORMAT=(FORMAT_NAME='f')")
+    assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [
+        (1, "a, quoted", None), (2, "", None), (3, "x", None)
+    ]  # fmt: skip
+
+
+def test_delimiter_skip_header_and_date_format(cur, put) -> None:
+    put("d.psv", b"id|day\n1|03/02/2024\n2|31/12/2023\n")
+    cur.execute("CREATE TABLE t (id INT, day DATE)")
+    cur.execute(
+        "COPY INTO t FROM @st FILES=('d.psv') "
+        "FILE_FORMAT=(TYPE=CSV FIELD_DELIMITER='|' SKIP_HEADER=1 DATE_FORMAT='DD/MM/YYYY')"
+    )
+    got = cur.execute("SELECT id, TO_VARCHAR(day) FROM t ORDER BY id").fetchall()
+    assert got == [(1, "2024-02-03"), (2, "2023-12-31")]
+
+
+def test_gzip_compressed_file_is_read_by_extension(cur, put) -> None:
+    put("z.csv.gz", gzip.compress(b"5,five\n6,six\n"))
+    cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
+    rows = cur.execute("COPY INTO t FROM @st FILE_FORMAT=(TYPE=CSV COMPRESSION=AUTO)").fetchall()
+    assert rows[0][:4] == ("st/z.csv.gz", "LOADED", 2, 2)
+
+
+def test_parse_header_matches_columns_by_name(cur, put) -> None:
+    put("h.csv", b"NAME,ID\nann,1\nbob,2\n")
+    cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
+    cur.execute(
+        "COPY INTO t FROM @st FILES=('h.csv') FILE_FORMAT=(TYPE=CSV PARSE_HEADER=TRUE) "
+        "MATCH_BY_COLUMN_NAME=CASE_INSENSITIVE"
+    )
+    assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "ann"), (2, "bob")]
+
+
+def test_column_count_mismatch_is_an_error(cur, put) -> None:
+    put("m.csv", b"1,a\n2\n")
+    cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
+    rows = cur.execute("COPY INTO t FROM @st FILES=('m.csv') ON_ERROR=CONTINUE").fetchall()
+    assert rows[0][1:6] == ("PARTIALLY_LOADED", 2, 1, 2, 1)
+    assert rows[0][6].startswith(
+        "Number of columns in file (1) does not match that of the corresponding table (2)"
+    )
+    assert rows[0][7] == 2
+
+
+def test_ndjson_into_variant_and_path_transformation(cur, put) -> None:
+    put("r.json", b'{"id": 1, "tags": {"k": "x"}}\n{"id": 2, "tags": {"k": "y"}}\n')
+    cur.execute("CREATE TABLE t (id INT, k VARCHAR)")
+    cur.execute(
+        "COPY INTO t FROM (SELECT $1:id, $1:tags.k FROM @st) FILES=('r.json') FILE_FORMAT=(TYPE=JSON)"
+    )
+    assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "x"), (2, "y")]
+
+
+def test_json_strip_outer_array_into_variant(cur, put) -> None:
+    put("a.json", json.dumps([{"v": 1}, {"v": 2}, {"v": 3}]).encode())
+    cur.execute("CREATE TABLE t (doc VARIANT)")
+    rows = cur.execute("COPY INTO t FROM @st FILES=('a.json') FILE_FORMAT=(TYPE=JSON STRIP_OUTER_ARRAY=TRUE)")
+    assert rows.fetchall()[0][3] == 3
+
+
+def test_infer_schema_of_staged_parquet(cur) -> None:
+    cur.execute("CREATE TABLE src (id INT, name VARCHAR, amount FLOAT)")
+    cur.execute("INSERT INTO src VALUES (1, 'a', 1.5)")
+    cur.execute("CREATE STAGE st")
+    cur.execute("COPY INTO @st/p/ FROM src FILE_FORMAT=(TYPE=PARQUET)")
+    cur.execute("CREATE FILE FORMAT pq TYPE=PARQUET")
+    rows = cur.execute(
+        "SELECT COLUMN_NAME, TYPE FROM TABLE(INFER_SCHEMA(LOCATION => '@st/p/', FILE_FORMAT => 'pq'))"
+    ).fetchall()
+    assert rows == [("ID", "NUMBER(38, 0)"), ("NAME", "TEXT"), ("AMOUNT", "FLOAT")]
