@@ -42,6 +42,9 @@ from embucket_py.types import SfType, arrow_field, from_iceberg, parse_sql_type,
 log = logging.getLogger(__name__)
 
 SFTYPES_PROPERTY = "embucket.sftypes"
+# Column DEFAULT expressions (Snowflake SQL text) and IDENTITY sequences, keyed by field id.
+DEFAULTS_PROPERTY = "embucket.defaults"
+IDENTITY_PROPERTY = "embucket.identity"
 COMMENT_PROPERTY = "comment"
 COMMIT_RETRIES = 10
 
@@ -68,6 +71,8 @@ class Column:
     type: SfType
     nullable: bool = True
     comment: str | None = None
+    default: str | None = None  # the DEFAULT expression, as Snowflake SQL
+    identity: tuple[int, int] | None = None  # AUTOINCREMENT / IDENTITY (start, increment)
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,7 @@ class Tables:
         }
         if comment is not None:
             properties[COMMENT_PROPERTY] = comment
+        properties.update(_default_properties(columns))
         cat.create_table(ref.identifier, Schema(*fields), properties=properties)
         return True
 
@@ -300,11 +306,22 @@ class Tables:
     @staticmethod
     def columns(table: Table) -> list[Column]:
         declared = json.loads(table.properties.get(SFTYPES_PROPERTY, "{}"))
+        defaults = json.loads(table.properties.get(DEFAULTS_PROPERTY, "{}"))
+        identities = json.loads(table.properties.get(IDENTITY_PROPERTY, "{}"))
         result = []
         for f in table.schema().fields:
-            sf_type = parse_sql_type(declared[str(f.field_id)]) if str(f.field_id) in declared else None
+            key = str(f.field_id)
+            sf_type = parse_sql_type(declared[key]) if key in declared else None
+            identity = identities.get(key)
             result.append(
-                Column(naming.display(f.name), sf_type or from_iceberg(f.field_type), not f.required, f.doc)
+                Column(
+                    naming.display(f.name),
+                    sf_type or from_iceberg(f.field_type),
+                    not f.required,
+                    f.doc,
+                    defaults.get(key),
+                    (int(identity["start"]), int(identity["increment"])) if identity else None,
+                )
             )
         return result
 
@@ -386,23 +403,37 @@ class Tables:
         """
         tx.commit_transaction()
 
-    def append(self, ref: TableName, data: pa.Table, query_id: str | None = None) -> int:
-        """Appends rows in one Iceberg commit, retrying on concurrent commits. Returns the row count."""
+    def append(
+        self, ref: TableName, data: pa.Table, query_id: str | None = None, identity: list[str] | None = None
+    ) -> int:
+        """Appends rows in one Iceberg commit, retrying on concurrent commits. Returns the row count.
+        `identity` names IDENTITY columns numbered from the table's sequence at commit."""
         if data.num_rows == 0:
             return 0
-        return self._commit(ref, data, overwrite=False, query_id=query_id)
+        return self._commit(ref, data, overwrite=False, query_id=query_id, identity=identity)
 
-    def overwrite(self, ref: TableName, data: pa.Table, query_id: str | None = None) -> int:
+    def overwrite(
+        self, ref: TableName, data: pa.Table, query_id: str | None = None, identity: list[str] | None = None
+    ) -> int:
         """Replaces all rows in one Iceberg commit (INSERT OVERWRITE). Returns the row count."""
-        return self._commit(ref, data, overwrite=True, query_id=query_id)
+        return self._commit(ref, data, overwrite=True, query_id=query_id, identity=identity)
 
-    def _commit(self, ref: TableName, data: pa.Table, *, overwrite: bool, query_id: str | None) -> int:
+    def _commit(
+        self,
+        ref: TableName,
+        data: pa.Table,
+        *,
+        overwrite: bool,
+        query_id: str | None,
+        identity: list[str] | None = None,
+    ) -> int:
         properties = _snapshot_properties(query_id)
         for attempt in range(COMMIT_RETRIES):
             table = self.load(ref)
             try:
                 data = data.cast(table.schema().as_arrow())
                 tx = table.transaction()
+                data = assign_identities(table, tx, data, identity or [])
                 if clustering_key(table):
                     _write_clustered(table, tx, data, overwrite, properties)
                 elif overwrite:
@@ -432,6 +463,44 @@ def _write_clustered(
         with tx.update_snapshot(properties).fast_append() as snapshot:
             for data_file in files:
                 snapshot.append_data_file(data_file)
+
+
+def _default_properties(columns: list[Column]) -> dict[str, str]:
+    """The DEFAULT and IDENTITY properties of a new table's columns (field ids count from 1)."""
+    defaults = {str(i + 1): c.default for i, c in enumerate(columns) if c.default is not None}
+    identities = {
+        str(i + 1): {"start": c.identity[0], "increment": c.identity[1], "next": c.identity[0]}
+        for i, c in enumerate(columns)
+        if c.identity is not None
+    }
+    properties = {}
+    if defaults:
+        properties[DEFAULTS_PROPERTY] = json.dumps(defaults)
+    if identities:
+        properties[IDENTITY_PROPERTY] = json.dumps(identities)
+        # pyiceberg would replay a conflicting commit with the stale sequence; Tables._commit
+        # retries instead, numbering the rows afresh.
+        properties["commit.retry.num-retries"] = "0"
+    return properties
+
+
+def assign_identities(table: Table, tx: Transaction, data: pa.Table, columns: list[str]) -> pa.Table:
+    """Fills the named IDENTITY columns of rows about to be appended from the table's sequence and
+    advances it in the same transaction: a concurrent append conflicts and retries with fresh numbers.
+    """
+    if not columns or data.num_rows == 0:
+        return data
+    identities = json.loads(table.properties.get(IDENTITY_PROPERTY, "{}"))
+    ids = {naming.display(f.name): str(f.field_id) for f in table.schema().fields}
+    for name in columns:
+        state = identities[ids[name]]
+        start, step = int(state["next"]), int(state["increment"])
+        values = pa.array(range(start, start + step * data.num_rows, step), pa.int64())
+        index = data.schema.get_field_index(naming.stored(name))
+        data = data.set_column(index, data.field(index), values.cast(data.field(index).type))
+        state["next"] = start + step * data.num_rows
+    tx.set_properties({IDENTITY_PROPERTY: json.dumps(identities)})
+    return data
 
 
 QUERY_ID_PROPERTY = "embucket.query-id"

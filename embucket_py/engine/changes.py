@@ -13,6 +13,7 @@ and pyiceberg read the result without merge-on-read support.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 
@@ -29,9 +30,10 @@ from embucket_py.engine.context import new_context, register_arrow, register_tab
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
-from embucket_py.errors import NullInNotNullColumn, SnowflakeError
+from embucket_py.errors import NullInNotNullColumn, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.dml import default_value, is_default_keyword
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +107,7 @@ def _attempt(
 ) -> QueryResult:
     table = tables.load(ref)
     columns = Tables.columns(table)
+    change = _with_defaults(change, columns)
     schema = Tables.arrow_schema(table)
     files = Tables.scan_files(table)
     stored = [naming.stored(c.name) for c in columns]
@@ -126,6 +129,31 @@ def _attempt(
     action = acts.column(sqlc.ACTION)
     count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}
     return _counts(change, count[sqlc.INSERT], count[sqlc.UPDATE], count[sqlc.DELETE])
+
+
+def _with_defaults(change: sqlc.RowChange, columns: list[Column]) -> sqlc.RowChange:
+    """Columns an INSERT clause omits, and `DEFAULT` given as a value, take the column's DEFAULT.
+
+    Raises:
+        Unsupported: MERGE would have to number an AUTOINCREMENT column.
+    """
+    defaults = {c.name: c.default for c in columns}
+    clauses = []
+    for clause in change.clauses:
+        values = {
+            name: default_value(defaults.get(name)) if is_default_keyword(value) else value
+            for name, value in clause.resolved([c.name for c in columns]).items()
+        }
+        if clause.action == sqlc.INSERT:
+            for column in columns:
+                if column.name in values:
+                    continue
+                if column.identity is not None:
+                    raise Unsupported("MERGE inserting into an AUTOINCREMENT column is not supported yet.")
+                if column.default is not None:
+                    values[column.name] = default_value(column.default)
+        clauses.append(dataclasses.replace(clause, values=values, positional=None))
+    return dataclasses.replace(change, clauses=clauses)
 
 
 def _one_action_per_row(change: sqlc.RowChange, acts: pa.Table) -> pa.Table:

@@ -12,9 +12,10 @@ from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, status
 from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import ObjectAlreadyExists
+from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.ddl import ObjectDef
+from embucket_py.sql.ddl import ColumnDef, ObjectDef
 from embucket_py.sql.dml import insert_select
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.views import view_query
@@ -55,8 +56,10 @@ def _create_table(
         if d.clone_point is not None:
             snapshot_id = resolve(source, str(source_ref), d.clone_point, ctx).snapshot_id
         return tables.clone(ref, source, snapshot_id, replace=d.replace, if_not_exists=d.if_exists)
+    if d.like is not None:
+        return _create_like(tables, ref, d)
     if d.query is None:
-        columns = [Column(c.name, c.type, c.nullable, c.comment) for c in d.columns or []]
+        columns = [_column(c) for c in d.columns or []]
         created = tables.create(ref, columns, replace=d.replace, if_not_exists=d.if_exists, comment=d.comment)
         if created and d.cluster_by:
             _cluster_by(tables, ref, d.cluster_by)
@@ -68,7 +71,7 @@ def _create_table(
             raise ObjectAlreadyExists(f"Object '{d.parts[-1]}' already exists.")
     if d.columns:
         # CREATE TABLE t (a INT, ...) AS SELECT: the list names and types the columns, by position.
-        columns = [Column(c.name, c.type, c.nullable, c.comment) for c in d.columns]
+        columns = [_column(c) for c in d.columns]
         query = insert_select(d.query, [(c.name, c.type) for c in columns])
         data = collect(plan(tables, query, ctx, None)[0], cancel)
         names = [c.name for c in columns]
@@ -86,6 +89,24 @@ def _create_table(
         _cluster_by(tables, ref, d.cluster_by)
     tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
     return True
+
+
+def _column(c: ColumnDef) -> Column:
+    return Column(c.name, c.type, c.nullable, c.comment, c.default, c.identity)
+
+
+def _create_like(tables: Tables, ref: TableName, d: ObjectDef) -> bool:
+    """CREATE TABLE ... LIKE: the source's columns (types, NOT NULL, defaults, comments, identity
+    restarted) and clustering key, no rows."""
+    assert d.like is not None
+    source = tables.load(TableName(*d.like))
+    created = tables.create(
+        ref, Tables.columns(source), replace=d.replace, if_not_exists=d.if_exists, comment=d.comment
+    )
+    key = d.cluster_by or [naming.display(c) for c in clustering_key(source) or []]
+    if created and key:
+        _cluster_by(tables, ref, key)
+    return created
 
 
 def _cluster_by(tables: Tables, ref: TableName, columns: list[str]) -> None:

@@ -18,7 +18,7 @@ from embucket_py.errors import (
     SqlCompilationError,
 )
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.dml import InsertDef, insert_select
+from embucket_py.sql.dml import InsertDef, insert_select, one_row, values_with_defaults, with_defaults
 from embucket_py.types import to_arrow
 
 
@@ -33,18 +33,36 @@ def insert(
     ref = TableName(*d.parts)
     columns = Tables.columns(tables.load(ref))
     types = {c.name: c.type for c in columns}
-    targets = d.columns or [c.name for c in columns]
+    targets = d.columns if d.columns is not None else [c.name for c in columns]
     unknown = [name for name in targets if name not in types]
     if unknown:
         raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{unknown[0]}'")
+    # Omitted columns take their DEFAULT (evaluated with the source rows) or their IDENTITY number.
+    identity = [c.name for c in columns if c.identity is not None and c.name not in targets]
+    aliases = {c.name: f"__default{i}" for i, c in enumerate(columns) if c.default and c.name not in targets}
+    extra = [(aliases[c.name], c.type, c.default or "") for c in columns if c.name in aliases]
     if rows is None:
-        width = len(plan(tables, d.query, ctx, None)[0].schema())
-        _check_width(width, len(targets))
-        # DataFusion casts the source to the target types (strings to dates, timestamps, ...).
-        frame, _ = plan(tables, insert_select(d.query, [(n, types[n]) for n in targets]), ctx, None)
-        rows = collect(frame, cancel)
+        defaults = {c.name: c.default for c in columns}
+        query = values_with_defaults(d.query, targets, defaults, {c.name for c in columns if c.identity})
+        if d.default_values:
+            select = with_defaults(one_row(), extra)
+        else:
+            width = len(plan(tables, query, ctx, None)[0].schema())
+            _check_width(width, len(targets))
+            # DataFusion casts the source to the target types (strings to dates, timestamps, ...).
+            select = with_defaults(insert_select(query, [(n, types[n]) for n in targets]), extra)
+        rows = collect(plan(tables, select, ctx, None)[0], cancel)
+        if d.default_values:
+            rows = rows.drop_columns(["__one"])
+    elif extra:
+        # Array binds: defaults are evaluated once for the batch.
+        once = collect(plan(tables, with_defaults(one_row(), extra), ctx, None)[0], cancel)
+        for name, _, _ in extra:
+            rows = rows.append_column(name, pa.repeat(once.column(name)[0], rows.num_rows))
+    computed = {name: rows.column(alias) for name, alias in aliases.items()}
+    rows = rows.drop_columns(list(aliases.values()))
     _check_width(rows.num_columns, len(targets))
-    by_name = dict(zip(targets, rows.columns, strict=True))
+    by_name = {**dict(zip(targets, rows.columns, strict=True)), **computed}
     arrays = []
     for column in columns:
         target_type = to_arrow(column.type)
@@ -56,12 +74,14 @@ def insert(
                 array = pc.cast(source, target_type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                 raise NumericValueNotRecognized(str(e).split("\n")[0]) from None
-        if not column.nullable and array.null_count:
+        if not column.nullable and array.null_count and column.name not in identity:
             raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
         arrays.append(array)
     data = pa.table(arrays, names=[naming.stored(c.name) for c in columns])
     count = (
-        tables.overwrite(ref, data, ctx.query_id) if d.overwrite else tables.append(ref, data, ctx.query_id)
+        tables.overwrite(ref, data, ctx.query_id, identity)
+        if d.overwrite
+        else tables.append(ref, data, ctx.query_id, identity)
     )
     return dml_counts(StatementType.INSERT, {"number of rows inserted": count})
 

@@ -112,10 +112,14 @@ def column_facts(column: Column, position: int) -> dict[str, Any]:
         "IS_NULLABLE": _yes_no(column.nullable),
         "DATA_TYPE": data_type(t),
         "IS_SELF_REFERENCING": "NO",
-        "IS_IDENTITY": "NO",
+        "IS_IDENTITY": _yes_no(column.identity is not None),
+        "COLUMN_DEFAULT": column.default,
         "COMMENT": column.comment,
         "DATA_TYPE_ALIAS": t.sql,
     }
+    if column.identity is not None:
+        start, step = column.identity
+        row.update(IDENTITY_START=str(start), IDENTITY_INCREMENT=str(step), IDENTITY_ORDERED="YES")
     if t.kind == "TEXT":
         length = t.length or MAX_VARCHAR
         row.update(CHARACTER_MAXIMUM_LENGTH=length, CHARACTER_OCTET_LENGTH=min(length * 4, MAX_VARCHAR))

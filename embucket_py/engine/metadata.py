@@ -405,13 +405,20 @@ def describe(tables: Tables, d: DescribeDef, ctx: SqlContext) -> QueryResult:
     return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
 
 
+def _shown_default(column: Column) -> str | None:
+    """DESCRIBE's `default`: the expression, or Snowflake's IDENTITY description."""
+    if column.identity is not None:
+        return f"IDENTITY START {column.identity[0]} INCREMENT {column.identity[1]} ORDER"
+    return column.default
+
+
 def _describe_column(column: Column, primary: bool = False, unique: bool = False) -> dict[str, Any]:
     return {
         "name": column.name,
         "type": column.type.sql,
         "kind": "COLUMN",
         "null?": "Y" if column.nullable else "N",
-        "default": None,
+        "default": _shown_default(column),
         "primary key": "Y" if primary else "N",
         "unique key": "Y" if unique else "N",
         "check": None,

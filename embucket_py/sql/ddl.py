@@ -21,6 +21,8 @@ class ColumnDef:
     type: SfType
     nullable: bool
     comment: str | None
+    default: str | None = None  # DEFAULT <expr>, as Snowflake SQL
+    identity: tuple[int, int] | None = None  # AUTOINCREMENT | IDENTITY (start, increment)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class ObjectDef:
     secure: bool = False
     view_columns: list[str] | None = None  # CREATE VIEW v (a, b) AS ...
     cluster_by: list[str] | None = None  # CREATE TABLE ... CLUSTER BY (a, b)
+    like: list[str] | None = None  # CREATE TABLE ... LIKE source
 
 
 def _comment(props: exp.Expression | None) -> str | None:
@@ -58,14 +61,40 @@ def column_def(col: exp.ColumnDef) -> ColumnDef:
     if sf_type is None:
         raise Unsupported(f"Unsupported data type '{kind.sql(dialect='snowflake') if kind else ''}'.")
     nullable, comment = True, None
+    default: str | None = None
+    identity: tuple[int, int] | None = None
     for constraint in col.constraints:
-        if isinstance(constraint.kind, exp.NotNullColumnConstraint):
+        if isinstance(constraint.kind, exp.DefaultColumnConstraint):
+            default = constraint.kind.this.sql(dialect="snowflake")
+        elif isinstance(constraint.kind, exp.GeneratedAsIdentityColumnConstraint):
+            identity = _identity(constraint.kind)
+        elif isinstance(constraint.kind, exp.AutoIncrementColumnConstraint):
+            identity = (1, 1)
+        elif isinstance(constraint.kind, exp.NotNullColumnConstraint):
             nullable = bool(constraint.kind.args.get("allow_null"))
         elif isinstance(constraint.kind, exp.PrimaryKeyColumnConstraint):
             nullable = False
         elif isinstance(constraint.kind, exp.CommentColumnConstraint):
             comment = constraint.kind.name
-    return ColumnDef(normalize(col.this), sf_type, nullable, comment)
+    if identity is not None and sf_type.kind != "FIXED":
+        raise Unsupported(f"AUTOINCREMENT on a column of type {sf_type.sql} is not supported.")
+    return ColumnDef(normalize(col.this), sf_type, nullable, comment, default, identity)
+
+
+def _identity(kind: exp.GeneratedAsIdentityColumnConstraint) -> tuple[int, int]:
+    """AUTOINCREMENT | IDENTITY [(start, step) | START s INCREMENT i]: both default to 1."""
+    numbers = []
+    for arg in ("start", "increment"):
+        value = kind.args.get(arg)
+        if value is None:
+            numbers.append(1)
+        elif isinstance(value, exp.Literal) and not value.is_string:
+            numbers.append(int(value.name))
+        elif isinstance(value, exp.Neg) and isinstance(value.this, exp.Literal):
+            numbers.append(-int(value.this.name))
+        else:
+            raise Unsupported(f"AUTOINCREMENT {arg} '{value.sql(dialect='snowflake')}' is not supported.")
+    return numbers[0], numbers[1]
 
 
 def _object_parts(kind: str, target: exp.Expression | None, ctx: SqlContext) -> list[str]:
@@ -118,7 +147,15 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         secure="SecureProperty" in prop_names,
         view_columns=view_columns,
         cluster_by=create_cluster_by(props),
+        like=_like(props, ctx),
     )
+
+
+def _like(props: exp.Expression | None, ctx: SqlContext) -> list[str] | None:
+    for prop in props.expressions if props is not None else []:
+        if isinstance(prop, exp.LikeProperty) and isinstance(prop.this, exp.Table):
+            return qualify(table_parts(prop.this), ctx, "create table like")
+    return None
 
 
 def drop_def(tree: exp.Drop, ctx: SqlContext) -> ObjectDef:

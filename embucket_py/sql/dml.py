@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sqlglot
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
@@ -18,6 +19,7 @@ class InsertDef:
     columns: list[str] | None
     overwrite: bool
     query: exp.Expression
+    default_values: bool = False  # INSERT INTO t DEFAULT VALUES
 
 
 def insert_def(tree: exp.Insert, ctx: SqlContext) -> InsertDef:
@@ -29,11 +31,65 @@ def insert_def(tree: exp.Insert, ctx: SqlContext) -> InsertDef:
     if not isinstance(target, exp.Table):
         raise Unsupported("Unsupported INSERT target.")
     query = tree.args.get("expression")
+    default_values = bool(tree.args.get("default")) and query is None
+    if default_values:
+        query = exp.select(exp.Literal.number(1))  # one row; every column takes its default
+        columns = []
     if query is None:
         raise Unsupported("INSERT without VALUES or a query is not supported.")
     return InsertDef(
-        qualify(table_parts(target), ctx, "insert"), columns, bool(tree.args.get("overwrite")), query
+        qualify(table_parts(target), ctx, "insert"),
+        columns,
+        bool(tree.args.get("overwrite")),
+        query,
+        default_values,
     )
+
+
+def default_value(text: str | None) -> exp.Expression:
+    """A column's DEFAULT expression (NULL when it has none)."""
+    return sqlglot.parse_one(text, read="snowflake") if text else exp.null()
+
+
+def is_default_keyword(value: exp.Expression) -> bool:
+    """`DEFAULT` as a value: a Var in VALUES, an unquoted bare column in UPDATE SET."""
+    if isinstance(value, exp.Column) and not value.table and isinstance(value.this, exp.Identifier):
+        return not value.this.quoted and value.name.upper() == "DEFAULT"
+    return isinstance(value, exp.Var) and value.name.upper() == "DEFAULT"
+
+
+def values_with_defaults(
+    query: exp.Expression, targets: list[str], defaults: dict[str, str | None], identity: set[str]
+) -> exp.Expression:
+    """VALUES rows with each DEFAULT keyword replaced by its column's default expression.
+
+    Raises:
+        Unsupported: DEFAULT given for an IDENTITY column.
+    """
+    if not isinstance(query, exp.Values) or not any(is_default_keyword(v) for v in query.find_all(exp.Var)):
+        return query
+    query = query.copy()
+    for row in query.expressions:
+        items = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
+        for name, item in zip(targets, items, strict=False):
+            if is_default_keyword(item):
+                if name in identity:
+                    raise Unsupported("DEFAULT for an AUTOINCREMENT column in VALUES is not supported.")
+                item.replace(default_value(defaults.get(name)))
+    return query
+
+
+def with_defaults(select: exp.Select, extra: list[tuple[str, SfType, str]]) -> exp.Select:
+    """An INSERT's select plus `CAST(<default> AS type) AS "<alias>"` for each omitted column
+    that has a default (evaluated per row, so CURRENT_TIMESTAMP() and the like work)."""
+    projections = [
+        exp.alias_(
+            exp.cast(default_value(text), exp.DataType.build(t.sql, dialect="snowflake")),
+            exp.to_identifier(alias, quoted=True),
+        )
+        for alias, t, text in extra
+    ]
+    return select.select(*projections, append=True) if projections else select
 
 
 def single_row_values(query: exp.Expression) -> list[exp.Expression] | None:
@@ -107,3 +163,8 @@ def multi_insert_defs(tree: exp.MultitableInserts, ctx: SqlContext) -> list[Inse
         single = exp.Insert(this=insert.this.copy(), expression=query)
         defs.append(insert_def(single, ctx))
     return defs
+
+
+def one_row() -> exp.Select:
+    """`SELECT 1 AS "__one"`: the source of INSERT ... DEFAULT VALUES."""
+    return exp.select(exp.alias_(exp.Literal.number(1), exp.to_identifier("__one", quoted=True)))
