@@ -29,6 +29,7 @@ from embucket_py.engine import (
     transactions,
     variables,
 )
+from embucket_py.engine.metadata_columns import PARAMETER_DOCS
 from embucket_py.engine.query import describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
 from embucket_py.engine.stages import StageResolver
@@ -39,7 +40,7 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.clustering import clustering_def
-from embucket_py.sql.context import SqlContext
+from embucket_py.sql.context import ColumnKinds, SqlContext
 from embucket_py.sql.ddl import create_def, drop_def
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
@@ -115,13 +116,34 @@ class Engine:
             "CURRENT_EMBUCKET_VERSION": __version__,
             "CURRENT_TRANSACTION": str(session.transaction.id) if session.transaction else None,
         }
+        parameters = {k: v[0] for k, v in PARAMETER_DOCS.items()}
+        parameters.update(self.parameter_defaults)
+        parameters.update(session.parameters)
         return SqlContext(
             session.database,
             session.schema,
             values,
             variables=variables.values_of(session),
             query_id=query_id,
+            column_kinds=self._column_kinds(session),
+            parameters=parameters,
         )
+
+    def _column_kinds(self, session: Session) -> ColumnKinds:
+        """Declared type kinds of a stored table's columns, read once per table per statement."""
+        tables = transactions.SessionTables(self.tables, session)
+        seen: dict[tuple[str, ...], dict[str, str] | None] = {}
+
+        def lookup(parts: list[str]) -> dict[str, str] | None:
+            key = tuple(parts)
+            if key not in seen:
+                ref = TableName(*parts)
+                seen[key] = None
+                if tables.exists(ref):
+                    seen[key] = {c.name: c.type.kind for c in Tables.columns(tables.load(ref))}
+            return seen[key]
+
+        return lookup
 
     def execute(
         self,

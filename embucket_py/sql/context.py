@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
+
+# [database, schema, table] -> Snowflake column name -> type kind (FIXED, TEXT, VARIANT, ...);
+# None when there is no such stored table.
+ColumnKinds = Callable[[list[str]], "dict[str, str] | None"]
 
 
 @dataclass(frozen=True)
@@ -18,3 +25,36 @@ class SqlContext:
     variables: dict[str, Any] = field(default_factory=dict)
     # The id of the statement being translated (commits record it for AT/BEFORE(STATEMENT => ...)).
     query_id: str | None = None
+    # Declared column types of stored tables, so casts of non-VARIANT columns stay plain casts.
+    column_kinds: ColumnKinds | None = None
+    # Session parameters the rewrites follow (TIMEZONE, WEEK_START, WEEK_OF_YEAR_POLICY, ...), by
+    # upper-case name.
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+# The context of the statement being translated, for rewrites deep inside the function families
+# (a cast, a date part) that would otherwise need it threaded through every handler.
+_ACTIVE: ContextVar[SqlContext | None] = ContextVar("embucket_sql_context", default=None)
+
+
+def active() -> SqlContext | None:
+    """The SqlContext of the translation running on this thread, if any."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def activated(ctx: SqlContext | None) -> Iterator[None]:
+    token = _ACTIVE.set(ctx)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def parameter(name: str, default: Any = None) -> Any:
+    """A session parameter of the active translation (upper-case name), else `default`."""
+    ctx = _ACTIVE.get()
+    if ctx is None:
+        return default
+    value = ctx.parameters.get(name)
+    return default if value is None else value

@@ -56,7 +56,7 @@ def translate_query(
     tree = context_functions(tree, ctx.values)
     tree = current_time(tree)
     tree = generator(tree)
-    tree = functions(tree)
+    tree = functions(tree, ctx)
     tree = sampling(tree, ctx, columns)
     tables = table_references(tree, ctx)
     tree = identifiers(tree)

@@ -6,6 +6,7 @@ engine-side names (`__t0`, ...), so a golden that DataFusion cannot plan fails i
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -13,10 +14,12 @@ import pyarrow as pa
 from datafusion import SessionContext
 
 from embucket_py.engine.context import new_context
+from embucket_py.naming import display
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import QueryTranslation, translate_query
+from embucket_py.types import from_arrow_field
 
 CONTEXT_VALUES: dict[str, Any] = {
     "CURRENT_DATABASE": "DB",
@@ -41,6 +44,18 @@ STUB_COLUMNS = pa.schema(
         ("q", pa.string()),
     ]
 )
+
+
+def with_stub_kinds(ctx: SqlContext, schemas: dict[str, pa.Schema] | None) -> SqlContext:
+    """The context as the engine builds it: column types of the stub tables known by name."""
+    if ctx.column_kinds is not None:
+        return ctx
+
+    def kinds(parts: list[str]) -> dict[str, str]:
+        schema = (schemas or {}).get(parts[2], STUB_COLUMNS)
+        return {display(f.name): from_arrow_field(f).kind for f in schema}
+
+    return dataclasses.replace(ctx, column_kinds=kinds)
 
 
 def translate(sql: str, ctx: SqlContext = CTX) -> QueryTranslation:
@@ -75,7 +90,7 @@ def validate(
     ctx: SqlContext = CTX,
 ) -> QueryTranslation:
     """Asserts the exact DataFusion SQL of a Snowflake query, and that DataFusion runs it."""
-    translation = translate(snowflake_sql, ctx)
+    translation = translate(snowflake_sql, with_stub_kinds(ctx, schemas))
     assert translation.sql == datafusion_sql
     run_on_datafusion(translation, schemas)
     return translation

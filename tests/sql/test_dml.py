@@ -6,14 +6,14 @@ from embucket_py.sql.dml import insert_def, insert_select, single_row_values
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import translate_query
 from embucket_py.types import parse_sql_type
-from tests.sql.helpers import CTX, run_on_datafusion
+from tests.sql.helpers import CTX, run_on_datafusion, with_stub_kinds
 
 
 def insert_sql(source_sql: str, *target_types: str) -> str:
     """The DataFusion SQL the engine runs for `INSERT INTO target <source_sql>`."""
     (source,) = parse(source_sql)
     targets = [(f"C{i}", parse_sql_type(t)) for i, t in enumerate(target_types)]
-    translation = translate_query(insert_select(source, targets), CTX, None)
+    translation = translate_query(insert_select(source, targets), with_stub_kinds(CTX, None), None)
     run_on_datafusion(translation)
     return translation.sql
 

@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from embucket_py.sql.context import SqlContext, activated
+
 _FAMILIES: list[Callable[[exp.Expression], exp.Expression]] = []
 
 # Part A (date/time, conversion, numeric, aggregates, windows, data generation): date/time first, so
@@ -40,7 +42,9 @@ _FAMILIES.append(_semistructured.rewrite)
 _FAMILIES.append(_flatten.rewrite)
 
 
-def functions(tree: exp.Expression) -> exp.Expression:
-    for rewrite in _FAMILIES:
-        tree = rewrite(tree)
+def functions(tree: exp.Expression, ctx: SqlContext | None = None) -> exp.Expression:
+    """Applies every family; `ctx` (session parameters, column types) is active meanwhile."""
+    with activated(ctx):
+        for rewrite in _FAMILIES:
+            tree = rewrite(tree)
     return tree

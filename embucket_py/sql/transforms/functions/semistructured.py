@@ -15,6 +15,8 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.context import active
+from embucket_py.sql.transforms.functions.column_kinds import may_be_semi_structured
 
 # UDFs whose result is a VARIANT, OBJECT or ARRAY (JSON text tagged with its type).
 VARIANT_UDFS = frozenset(
@@ -294,7 +296,7 @@ def _cast(node: exp.Cast) -> exp.Expression:
     if is_variant(inner):
         converted = text(inner)
         return converted if target_is_text else node.__class__(this=converted, to=to)
-    if isinstance(inner, exp.Column):
+    if isinstance(inner, exp.Column) and may_be_semi_structured(inner, active()):
         # The column may be a VARIANT (its tag says so at run time): only then unquote it.
         tagged = exp.In(
             this=call("arrow_metadata", inner.copy(), lit(TAG_KEY)),

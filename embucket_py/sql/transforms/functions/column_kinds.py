@@ -1,0 +1,194 @@
+"""Whether a column reference can hold a VARIANT/OBJECT/ARRAY, decided from the query text and
+the stored tables' declared types (`SqlContext.column_kinds`).
+
+Casts of semi-structured values need a run-time check of the value's tag; every other cast stays a
+plain CAST. The answer is conservative: anything the SQL layer cannot see through (table
+functions, FLATTEN, unknown tables, computed subquery columns) counts as "may be".
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from sqlglot import exp
+
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize, qualify, table_parts
+
+SEMI_KINDS = frozenset({"VARIANT", "OBJECT", "ARRAY"})
+SEMI_TYPES = (exp.DType.VARIANT, exp.DType.OBJECT, exp.DType.ARRAY)
+
+
+class Source(Enum):
+    SEMI = "semi"  # provides the column as a semi-structured value
+    PLAIN = "plain"  # provides it with a type known not to be semi-structured
+    ABSENT = "absent"  # has no such column
+    UNKNOWN = "unknown"  # cannot tell
+
+
+def may_be_semi_structured(column: exp.Column, ctx: SqlContext | None) -> bool:
+    """True unless every source that may provide `column` is known to give a non-VARIANT type."""
+    if ctx is None or ctx.column_kinds is None:
+        return True
+    return _resolve(column, ctx, depth=0) is not Source.PLAIN
+
+
+def _resolve(column: exp.Column, ctx: SqlContext, depth: int) -> Source:
+    if depth > 8:
+        return Source.UNKNOWN
+    name = normalize(column.this) if isinstance(column.this, exp.Identifier) else None
+    if name is None:
+        return Source.UNKNOWN
+    qualifier = normalize(column.args["table"]) if column.args.get("table") else None
+    scope = column.parent
+    while scope is not None:
+        if isinstance(scope, exp.Select):
+            found = _in_select(scope, name, qualifier, ctx, depth)
+            if found is not Source.ABSENT:
+                return found
+        scope = scope.parent
+    return Source.UNKNOWN
+
+
+def _sources(select: exp.Select) -> list[exp.Expression]:
+    from_ = select.args.get("from_") or select.args.get("from")
+    items: list[exp.Expression] = [from_.this] if isinstance(from_, exp.From) else []
+    items += [j.this for j in select.args.get("joins") or []]
+    items += list(select.args.get("laterals") or [])
+    return items
+
+
+def _alias_of(source: exp.Expression) -> str | None:
+    alias = source.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
+        return normalize(alias.this)
+    if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
+        return normalize(source.this)
+    return None
+
+
+def _in_select(
+    select: exp.Select, name: str, qualifier: str | None, ctx: SqlContext, depth: int
+) -> Source:
+    answers = []
+    for source in _sources(select):
+        if qualifier is not None and _alias_of(source) != qualifier:
+            continue
+        answers.append(_from_source(source, name, ctx, depth))
+    if Source.SEMI in answers or Source.UNKNOWN in answers:
+        return Source.UNKNOWN if Source.UNKNOWN in answers else Source.SEMI
+    return Source.PLAIN if Source.PLAIN in answers else Source.ABSENT
+
+
+def _ctes_around(node: exp.Expression) -> dict[str, exp.CTE]:
+    ctes: dict[str, exp.CTE] = {}
+    current: exp.Expression | None = node
+    while current is not None:
+        with_ = current.args.get("with_") or current.args.get("with")
+        if isinstance(with_, exp.With):
+            for cte in with_.expressions:
+                ctes.setdefault(normalize(cte.args["alias"].this), cte)
+        current = current.parent
+    return ctes
+
+
+def _from_source(source: exp.Expression, name: str, ctx: SqlContext, depth: int) -> Source:
+    alias = source.args.get("alias")
+    position = None
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        # Renamed columns (`AS t(x, y)`): the source's column at the same position.
+        names = [normalize(c) for c in alias.columns]
+        if name not in names:
+            return Source.ABSENT
+        position = names.index(name)
+    if isinstance(source, exp.Subquery | exp.Values) or (
+        isinstance(source, exp.Table) and isinstance(source.this, exp.Values)
+    ):
+        query = source.this if isinstance(source, exp.Subquery) else source
+        return _from_query(query, name, ctx, depth + 1, position)
+    if position is not None:
+        return Source.UNKNOWN
+    if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
+        table = normalize(source.this)
+        ctes = _ctes_around(source)
+        if source.args.get("db") is None and table in ctes:
+            cte = ctes[table]
+            cte_alias = cte.args.get("alias")
+            if isinstance(cte_alias, exp.TableAlias) and cte_alias.columns:
+                return Source.UNKNOWN
+            return _from_query(cte.this, name, ctx, depth + 1)
+        if ctx.column_kinds is None:
+            return Source.UNKNOWN
+        try:
+            kinds = ctx.column_kinds(qualify(table_parts(source), ctx, "query"))
+        except Exception:
+            return Source.UNKNOWN
+        if kinds is None:
+            return Source.UNKNOWN
+        if name not in kinds:
+            return Source.ABSENT
+        return Source.SEMI if kinds[name] in SEMI_KINDS else Source.PLAIN
+    return Source.UNKNOWN
+
+
+def _from_query(
+    query: exp.Expression, name: str, ctx: SqlContext, depth: int, position: int | None = None
+) -> Source:
+    """What a query gives as its column `name`, or as its column at `position` when renamed."""
+    if isinstance(query, exp.Subquery):
+        return _from_query(query.this, name, ctx, depth, position)
+    if isinstance(query, exp.SetOperation):
+        left = _from_query(query.this, name, ctx, depth, position)
+        right = _from_query(query.expression, name, ctx, depth, position)
+        if Source.PLAIN == left == right:
+            return Source.PLAIN
+        return Source.UNKNOWN
+    if isinstance(query, exp.Values):
+        if position is None:
+            return Source.UNKNOWN
+        kinds = set()
+        for row in query.expressions:
+            values = row.expressions if isinstance(row, exp.Tuple) else [row]
+            if position >= len(values):
+                return Source.UNKNOWN
+            kinds.add(_expression_kind(values[position], ctx, depth))
+        return Source.PLAIN if kinds == {Source.PLAIN} else Source.UNKNOWN
+    if not isinstance(query, exp.Select):
+        return Source.UNKNOWN
+    if position is not None:
+        if any(isinstance(p, exp.Star) or p.find(exp.Star) for p in query.expressions):
+            return Source.UNKNOWN
+        if position >= len(query.expressions):
+            return Source.UNKNOWN
+        return _expression_kind(query.expressions[position].unalias(), ctx, depth)
+    # Earlier steps spell projection aliases as quoted engine names: match them without case.
+    found = set()
+    for projection in query.expressions:
+        if isinstance(projection, exp.Star) or (
+            isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+        ):
+            return Source.UNKNOWN
+        if isinstance(projection, exp.Alias):
+            ident = projection.args.get("alias")
+        else:
+            ident = projection.this if isinstance(projection, exp.Column) else None
+        if not isinstance(ident, exp.Identifier) or ident.name.casefold() != name.casefold():
+            continue
+        found.add(_expression_kind(projection.unalias(), ctx, depth))
+    if not found:
+        return Source.ABSENT
+    return found.pop() if len(found) == 1 else Source.UNKNOWN
+
+
+def _expression_kind(node: exp.Expression, ctx: SqlContext, depth: int) -> Source:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Column):
+        return _resolve(node, ctx, depth + 1)
+    if isinstance(node, exp.Literal | exp.Boolean | exp.Null):
+        return Source.PLAIN
+    if isinstance(node, exp.Cast):
+        return Source.SEMI if node.to.this in SEMI_TYPES else Source.PLAIN
+    if isinstance(node, exp.Predicate | exp.Connector | exp.Not):
+        return Source.PLAIN
+    return Source.UNKNOWN
