@@ -206,8 +206,9 @@ def read_csv(
         raise Unsupported("RECORD_DELIMITER other than a newline is not supported.")
     quote = _none_text(fmt.option("FIELD_OPTIONALLY_ENCLOSED_BY"))
     escape = _none_text(fmt.option("ESCAPE"))
-    if escape is None and quote is None:
-        escape = _none_text(fmt.option("ESCAPE_UNENCLOSED_FIELD"))
+    if escape is None and quote is None and "ESCAPE_UNENCLOSED_FIELD" in fmt.options:
+        # Only when asked for: the default '\\' would turn the default NULL_IF value \N into N.
+        escape = _none_text(fmt.options["ESCAPE_UNENCLOSED_FIELD"])
     skip = int(fmt.option("SKIP_HEADER") or 0)
     parse_header = bool(fmt.option("PARSE_HEADER"))
     head_lines = head.split(b"\n")
@@ -222,9 +223,11 @@ def read_csv(
     names = [f"c{i + 1}" for i in range(columns)]
     first_line = skip
     bad: list[BadRow] = []
+    loose: list[BadRow] = []
+    lenient = fmt.option("ERROR_ON_COLUMN_COUNT_MISMATCH") is False
 
     def on_invalid(row: Any) -> str:
-        bad.append(BadRow(row.number or 0, row.text, row.actual_columns))
+        (loose if lenient else bad).append(BadRow(row.number or 0, row.text, row.actual_columns))
         return "skip"
 
     nulls = list(fmt.null_if)
@@ -266,7 +269,37 @@ def read_csv(
         seen += n
         state.rows += n
         yield pa.RecordBatch.from_arrays([*arrays, lines], names=[*names, LINE_COLUMN])
+        if loose:
+            yield _loose_rows(loose, delimiter, columns, nulls, empty_as_null, names, state)
+    if loose:
+        yield _loose_rows(loose, delimiter, columns, nulls, empty_as_null, names, state)
     state.bad_rows.extend(bad)
+
+
+def _loose_rows(
+    rows: list[BadRow],
+    delimiter: str,
+    columns: int,
+    nulls: list[str],
+    empty_as_null: bool,
+    names: list[str],
+    state: ReadState,
+) -> pa.RecordBatch:
+    """ERROR_ON_COLUMN_COUNT_MISMATCH = FALSE: rows with another field count, padded with NULLs or
+    cut to the table's width (these rare rows are split here, outside the parser)."""
+    absent = {*nulls, ""} if empty_as_null else set(nulls)
+    values: list[list[str | None]] = [[] for _ in range(columns)]
+    for row in rows:
+        fields = row.text.split(delimiter)[:columns]
+        fields += [None] * (columns - len(fields))  # type: ignore[list-item]
+        for i, value in enumerate(fields):
+            values[i].append(None if value is None or value in absent else value)
+    lines = pa.array([r.line for r in rows], pa.int64())
+    state.rows += len(rows)
+    rows.clear()
+    return pa.RecordBatch.from_arrays(
+        [*(pa.array(v, pa.string()) for v in values), lines], names=[*names, LINE_COLUMN]
+    )
 
 
 def _shift_lines(lines: pa.Array, bad_lines: list[int]) -> pa.Array:

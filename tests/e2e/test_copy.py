@@ -113,3 +113,17 @@ def test_query_staged_files_with_metadata(cur, tmp_path: Path) -> None:
 
 def test_stage_file_format_applies_to_queries(staged) -> None:
     assert staged.execute("SELECT $1, $2 FROM @st/good.csv").fetchall() == [("10", "fig")]
+
+
+def test_validation_mode_returns_errors_and_loads_nothing(staged) -> None:
+    rows = staged.execute("COPY INTO t FROM @st FILES=('bad.csv') VALIDATION_MODE=RETURN_ERRORS").fetchall()
+    assert [c.name for c in staged.description][:3] == ["ERROR", "FILE", "LINE"]
+    assert [(r[0], r[1], r[2]) for r in rows] == [("Numeric value 'x' is not recognized", "st/bad.csv", 3)]
+    assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(1,)]
+
+
+def test_validation_mode_returns_rows(staged) -> None:
+    rows = staged.execute("COPY INTO t FROM @st FILES=('good.csv') VALIDATION_MODE=RETURN_1_ROWS").fetchall()
+    assert [c.name for c in staged.description] == ["ID", "NAME", "AMOUNT"]
+    assert [(r[0], r[1]) for r in rows] == [(10, "fig")]
+    assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(1,)]

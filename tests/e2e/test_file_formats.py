@@ -98,3 +98,20 @@ def test_infer_schema_of_staged_parquet(cur) -> None:
         "SELECT COLUMN_NAME, TYPE FROM TABLE(INFER_SCHEMA(LOCATION => '@st/p/', FILE_FORMAT => 'pq'))"
     ).fetchall()
     assert rows == [("ID", "NUMBER(38, 0)"), ("NAME", "TEXT"), ("AMOUNT", "FLOAT")]
+
+
+def test_column_count_mismatch_can_be_allowed(cur, put) -> None:
+    put("n.csv", b"1,a\n2\n3,c,extra\n")
+    cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
+    rows = cur.execute(
+        "COPY INTO t FROM @st FILES=('n.csv') FILE_FORMAT=(TYPE=CSV ERROR_ON_COLUMN_COUNT_MISMATCH=FALSE)"
+    ).fetchall()
+    assert rows[0][1:4] == ("LOADED", 3, 3)
+    assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "a"), (2, None), (3, "c")]
+
+
+def test_default_null_if_reads_backslash_n_as_null(cur, put) -> None:
+    put("b.csv", b"1,\\N\n2,x\n")
+    cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
+    cur.execute("COPY INTO t FROM @st FILES=('b.csv')")
+    assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, None), (2, "x")]
