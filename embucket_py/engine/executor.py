@@ -20,6 +20,7 @@ from embucket_py.engine import (
     clustering,
     commands,
     ddl,
+    ddl_text,
     dml,
     history,
     keys,
@@ -203,6 +204,7 @@ class Engine:
         elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
         ctx = self.sql_context(session, query_id)
+        tree = ddl_text.replace_calls(tables, tree, ctx)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
             result = stage_statements.run(self.stages, tables, session, tree, ctx)

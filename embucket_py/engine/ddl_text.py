@@ -1,0 +1,157 @@
+"""GET_DDL('TABLE' | 'VIEW' | 'SCHEMA' | 'DATABASE', 'name' [, fully_qualified]): the DDL that
+recreates an object, in Snowflake's layout (one tab-indented column per line, `create or replace`).
+Schemas and databases are recursive: their own statement, then every object they hold.
+https://docs.snowflake.com/en/sql-reference/functions/get_ddl"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.errors import TokenError
+from sqlglot.tokens import Tokenizer, TokenType
+
+from embucket_py import naming
+from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.catalog.views import View
+from embucket_py.errors import SqlCompilationError, object_not_found
+from embucket_py.layout.clustering import clustering_key
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize, qualify, table_parts
+
+KINDS = ("TABLE", "VIEW", "SCHEMA", "DATABASE")
+
+
+def replace_calls(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:
+    """GET_DDL(...) with constant arguments -> its text as a string literal (it reads metadata only)."""
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        if not (isinstance(node, exp.Anonymous) and node.name.upper() == "GET_DDL"):
+            return node
+        args = node.expressions
+        if len(args) not in (2, 3) or not all(isinstance(a, exp.Literal) and a.is_string for a in args[:2]):
+            raise SqlCompilationError("GET_DDL takes an object type, an object name and an optional boolean.")
+        qualified = len(args) == 3 and _truth(args[2])
+        return exp.Literal.string(get_ddl(tables, args[0].name, args[1].name, ctx, qualified))
+
+    if not any(isinstance(n, exp.Anonymous) and n.name.upper() == "GET_DDL" for n in tree.walk()):
+        return tree
+    return tree.transform(replace)
+
+
+def _truth(arg: exp.Expression) -> bool:
+    if isinstance(arg, exp.Boolean):
+        return bool(arg.this)
+    if isinstance(arg, exp.Literal):
+        return arg.name.strip().upper() in ("TRUE", "1", "T", "Y", "YES", "ON")
+    raise SqlCompilationError("GET_DDL's third argument must be a boolean constant.")
+
+
+def get_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bool = False) -> str:
+    """Raises: ObjectNotFound / SqlCompilationError (an object type GET_DDL does not support here)."""
+    kind = kind.strip().upper()
+    if kind not in KINDS:
+        raise SqlCompilationError(f"Invalid object type '{kind}' for GET_DDL.", code=2003, sqlstate="02000")
+    target = exp.to_table(name, dialect="snowflake")
+    if kind == "DATABASE":
+        database = normalize(target.this)
+        if not tables.metastore.database_exists(database):
+            raise object_not_found("Database", naming.quote(database))
+        return database_ddl(tables, database, qualified)
+    if kind == "SCHEMA":
+        parts = [p for p in (target.args.get("db"), target.this) if p is not None]
+        database = normalize(parts[0]) if len(parts) == 2 else ctx.database
+        schema = normalize(parts[-1])
+        if database is None or not tables.metastore.schema_exists(database, schema):
+            raise object_not_found("Schema", naming.quote(schema))
+        return schema_ddl(tables, database, schema, qualified)
+    ref = TableName(*qualify(table_parts(target), ctx, "get_ddl"))
+    if kind == "VIEW":
+        view = tables.views.get(ref.database, ref.schema, ref.name)
+        if view is None:
+            raise object_not_found("View", str(ref))
+        return view_ddl(view, qualified)
+    return table_ddl(tables, ref, qualified)
+
+
+def _name(parts: list[str], qualified: bool) -> str:
+    return ".".join(naming.quote(p) for p in (parts if qualified else parts[-1:]))
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def column_line(column: Column) -> str:
+    line = f"\t{naming.quote(column.name)} {column.type.sql}"
+    if not column.nullable:
+        line += " NOT NULL"
+    if column.identity is not None:
+        line += f" autoincrement start {column.identity[0]} increment {column.identity[1]} order"
+    elif column.default is not None:
+        line += f" DEFAULT {column.default}"
+    if column.comment:
+        line += f" COMMENT {_string(column.comment)}"
+    return line
+
+
+def table_ddl(tables: Tables, ref: TableName, qualified: bool = False) -> str:
+    table = tables.load(ref)
+    kind = tables.kind(ref, table)
+    prefix = "create or replace " + ("" if kind == "TABLE" else f"{kind.lower()} ")
+    lines = ",\n".join(column_line(c) for c in Tables.columns(table))
+    name = _name([ref.database, ref.schema, ref.name], qualified)
+    key = clustering_key(table)
+    # Snowflake writes the clustering key between the name and the columns, and a table comment
+    # right after the closing parenthesis, the `;` on a line of its own.
+    cluster = " cluster by (" + ", ".join(naming.quote(naming.display(k)) for k in key) + ")" if key else " "
+    text = f"{prefix}TABLE {name}{cluster}(\n{lines}\n)"
+    comment = Tables.comment(table)
+    return text + f"COMMENT={_string(comment)}\n;" if comment else text + ";"
+
+
+def view_ddl(view: View, qualified: bool = False) -> str:
+    """The view's own CREATE statement, its head made `create or replace [secure] view <name>`."""
+    head = "create or replace " + ("secure " if view.secure else "") + "view "
+    name = _name([view.database, view.schema, view.name], qualified)
+    rest = _after_name(view.text)
+    text = f"{head}{name}{rest}" if rest is not None else f"{head}{name} as {view.query}"
+    return text.rstrip().rstrip(";").rstrip() + ";"
+
+
+def _after_name(text: str) -> str | None:
+    """What follows the view name in CREATE ... VIEW <name> ...: a column list, a comment, AS ..."""
+    try:
+        tokens = Tokenizer().tokenize(text)
+    except TokenError:  # an unreadable stored text falls back to the query
+        return None
+    for i, token in enumerate(tokens):
+        if token.token_type == TokenType.VIEW:
+            j = i + 1
+            if j + 2 < len(tokens) and [t.text.upper() for t in tokens[j : j + 3]] == ["IF", "NOT", "EXISTS"]:
+                j += 3
+            while j + 1 < len(tokens) and tokens[j + 1].token_type == TokenType.DOT:
+                j += 2  # a qualified name
+            if j < len(tokens):
+                return text[tokens[j].end + 1 :]
+    return None
+
+
+def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = False) -> str:
+    statements = [f"create or replace schema {_name([database, schema], qualified)};"]
+    statements += [
+        table_ddl(tables, TableName(database, schema, name), qualified)
+        for name in tables.names(database, schema)
+    ]
+    for name in tables.views.names(database, schema):
+        view = tables.views.get(database, schema, name)
+        if view is not None:
+            statements.append(view_ddl(view, qualified))
+    return "\n\n".join(statements)
+
+
+def database_ddl(tables: Tables, database: str, qualified: bool = False) -> str:
+    statements = [f"create or replace database {naming.quote(database)};"]
+    for schema in tables.metastore.schema_names(database):
+        if schema.upper() == "INFORMATION_SCHEMA":
+            continue
+        statements.append(schema_ddl(tables, database, schema, qualified))
+    return "\n\n".join(statements)
