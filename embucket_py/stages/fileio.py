@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 
 import pyarrow.fs as pafs
 
+from embucket_py.catalog import storage
 from embucket_py.errors import Unsupported
 
 INTERNAL_DIR = ".stages"
@@ -61,9 +62,13 @@ class StageStore:
             self.fs: pafs.FileSystem = pafs.LocalFileSystem()
             self.base = unquote(parsed.path if parsed.scheme else root).rstrip("/")
             self.local = True
-        elif parsed.scheme in ("s3", "s3a"):
+        elif storage.is_s3(root) and not credentials and not endpoint:
+            # An internal stage on an s3:// warehouse (or a bucket configured for the server).
+            self.fs, self.base = storage.filesystem(storage.normalize(root))
+            self.local = False
+        elif storage.is_s3(root):
             self.fs = _s3(credentials or {}, endpoint)
-            self.base = f"{parsed.netloc}{parsed.path}".rstrip("/")
+            self.base = f"{parsed.netloc}{unquote(parsed.path)}".rstrip("/")
             self.local = False
         else:
             raise Unsupported(f"Stage location scheme '{parsed.scheme}' is not supported.")

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from embucket_py.engine.stages import Transfer
+from embucket_py.errors import Unsupported
 from embucket_py.server.snowflake.wire import state_of
 from embucket_py.server.state import ServerState
 from embucket_py.sessions.session import Session
@@ -80,7 +81,10 @@ def transfer_data(state: ServerState, session: Session, transfer: Transfer) -> d
         data["encryptionMaterial"] = None
     else:
         data["localLocation"] = transfer.local_location
-    if session.client_major_version and session.client_major_version < 5 and transfer.local_dir:
+    legacy = bool(session.client_major_version) and session.client_major_version < 5
+    if legacy and not transfer.local_dir:
+        raise Unsupported("PUT and GET from connector 4.x need the warehouse on a local file system.")
+    if legacy:
         data["stageInfo"] = {
             "locationType": "LOCAL_FS",
             "location": transfer.local_dir,
