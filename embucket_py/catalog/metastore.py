@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlalchemy as sa
+from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import SqlCatalog
 
 from embucket_py import naming
-from embucket_py.catalog import storage
+from embucket_py.catalog import external, storage, volumes
 from embucket_py.errors import already_exists, object_not_found
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,11 @@ class Metastore:
         storage.ensure_location(warehouse)
         self.engine = sa.create_engine(uri)
         _meta.create_all(self.engine)
-        self._catalogs: dict[str, SqlCatalog] = {}
+        # External volumes and catalog integrations, and which database is bound to which.
+        self.volumes = volumes.Volumes(self.engine)
+        self.integrations = external.Integrations(self.engine)
+        self.volumes.register_all()
+        self._catalogs: dict[str, Catalog] = {}
         self._lock = threading.Lock()
 
     # --- databases ------------------------------------------------------------------------------
@@ -106,8 +111,16 @@ class Metastore:
             query = sa.select(databases_table.c.name).where(databases_table.c.name == naming.stored(name))
             return conn.execute(query).first() is not None
 
-    def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None) -> bool:
-        """Creates a database with its PUBLIC schema. Returns False if it existed (IF NOT EXISTS)."""
+    def create_database(
+        self,
+        name: str,
+        *,
+        if_not_exists: bool = False,
+        comment: str | None = None,
+        binding: external.Binding | None = None,
+    ) -> bool:
+        """Creates a database with its PUBLIC schema. Returns False if it existed (IF NOT EXISTS).
+        `binding` puts it on an external volume or links it to a catalog integration."""
         if self.database_exists(name):
             if if_not_exists:
                 return False
@@ -118,6 +131,10 @@ class Metastore:
                     name=naming.stored(name), created_on=datetime.now(UTC), comment=comment
                 )
             )
+            if binding is not None:
+                external.bind(conn, naming.stored(name), binding)
+        with self._lock:
+            self._catalogs.pop(naming.stored(name), None)
         self.catalog(name).create_namespace_if_not_exists(naming.stored("PUBLIC"))
         return True
 
@@ -126,28 +143,41 @@ class Metastore:
             if if_exists:
                 return False
             raise object_not_found("Database", name)
-        cat = self.catalog(name)
-        for schema in cat.list_namespaces():
-            for table in cat.list_tables(schema):
-                cat.drop_table(table)
-            cat.drop_namespace(schema)
+        binding = self.integrations.binding(naming.stored(name))
+        if binding is None or binding.integration is None:  # a linked catalog's tables are not ours
+            cat = self.catalog(name)
+            for schema in cat.list_namespaces():
+                for table in cat.list_tables(schema):
+                    cat.drop_table(table)
+                cat.drop_namespace(schema)
         with self.engine.begin() as conn:
             conn.execute(databases_table.delete().where(databases_table.c.name == naming.stored(name)))
+            external.unbind(conn, naming.stored(name))
         with self._lock:
             self._catalogs.pop(naming.stored(name), None)
         return True
 
     def catalog(self, database: str) -> SqlCatalog:
-        """The Iceberg catalog of a database (which must exist)."""
+        """The Iceberg catalog of a database (which must exist): a SqlCatalog over this metastore,
+        or the RestCatalog of the integration the database is linked to."""
         key = naming.stored(database)
         with self._lock:
             cat = self._catalogs.get(key)
             if cat is None:
+                binding = self.integrations.binding(key)
+                if binding is not None and binding.integration is not None:
+                    integration = self.integrations.require(binding.integration)
+                    cat = external.rest_catalog(key, integration)
+                    self._catalogs[key] = cat
+                    return cat  # type: ignore[return-value]
+                warehouse = self.warehouse
+                if binding is not None and binding.volume is not None:
+                    warehouse = self.volumes.warehouse(binding.volume)
                 cat = SqlCatalog(
                     key,
                     uri=self.uri,
-                    warehouse=storage.join(self.warehouse, key),
-                    **storage.iceberg_properties(self.warehouse),
+                    warehouse=storage.join(warehouse, key),
+                    **storage.iceberg_properties(warehouse),
                     # Let DataFusion read every file pyiceberg writes at full speed.
                     **{"write.parquet.compression-codec": "zstd"},
                 )

@@ -16,6 +16,7 @@ from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import (
     alter,
+    catalogs,
     changes,
     clustering,
     commands,
@@ -39,6 +40,7 @@ from embucket_py.errors import BindError, Unsupported
 from embucket_py.sessions import keypair
 from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
+from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext
@@ -165,6 +167,7 @@ class Engine:
         text = statement.source.text.strip()
         if ";" in text.rstrip(";") or len(text) > 1_000_000:
             text = statement.text  # one statement of several: its own text, as sqlglot writes it
+        text = catalog_statements.redact(text)  # credentials of volumes and integrations
         tree = history.last_query_ids(statement.tree, self.history, session)
         tree = history.table_sources(tree if tree is not statement.tree else tree.copy(), session.database)
         statement = Statement(tree, statement.source)
@@ -203,6 +206,10 @@ class Engine:
             tree = binding.without_placeholders(tree)
         elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
+        if (catalog_statement := catalog_statements.statement_of(tree)) is not None:
+            if not describe_only and isinstance(catalog_statement, catalog_statements.CreateBoundDatabase):
+                transactions.commit_open(tables, session)  # DDL commits an open transaction
+            return catalogs.run(self.metastore, catalog_statement, describe_only=describe_only)
         ctx = self.sql_context(session, query_id)
         tree = ddl_text.replace_calls(tables, tree, ctx)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
