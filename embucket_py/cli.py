@@ -34,6 +34,13 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--quiet", action="store_true", help="no progress bar")
     for name in ("data_dir", "metastore_uri", "warehouse", "user", "default_database", "default_schema"):
         load.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None)
+    maintenance = commands.add_parser("maintenance", help="offline maintenance of the data directory")
+    tasks = maintenance.add_subparsers(dest="task", required=True)
+    orphans = tasks.add_parser("remove-orphans", help="delete files no Iceberg snapshot references")
+    orphans.add_argument("--older-than", type=float, default=3 * 24 * 3600, help="grace period, seconds")
+    orphans.add_argument("--dry-run", action="store_true", help="only list the files")
+    for name in ("data_dir", "metastore_uri", "warehouse"):
+        orphans.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None)
     bench = commands.add_parser("bench", help="benchmarks (needs the bench extra)")
     suites = bench.add_subparsers(dest="suite", required=True)
     from embucket_py.bench.options import add_arguments
@@ -61,7 +68,30 @@ def main(argv: list[str] | None = None) -> None:
         from embucket_py.load_command import run_load
 
         raise SystemExit(run_load(args))
+    elif args.command == "maintenance":
+        raise SystemExit(_remove_orphans(args))
     elif args.command == "bench":
         from embucket_py.bench.tpch import run
 
         run(args)
+
+
+def _remove_orphans(args: argparse.Namespace) -> int:
+    """`maintenance remove-orphans`: prints what it removed; exit 1 if some table would not load."""
+    from embucket_py.catalog.metastore import Metastore
+    from embucket_py.engine.maintenance import remove_orphan_files
+
+    overrides = {k: getattr(args, k) for k in ("data_dir", "metastore_uri", "warehouse")}
+    settings = load_settings(overrides)
+    metastore = Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse)
+    report = remove_orphan_files(metastore, args.older_than, args.dry_run)
+    verb = "would remove" if report.dry_run else "removed"
+    for path in report.removed:
+        print(f"{verb} {path}")
+    for name, error in report.failed_tables.items():
+        print(f"cannot read table {name}: {error}")
+    print(
+        f"{report.tables} tables, {report.referenced} referenced files, {len(report.removed)} orphans "
+        f"{verb}, {report.kept_young} younger than the grace period kept"
+    )
+    return 1 if report.failed_tables else 0
