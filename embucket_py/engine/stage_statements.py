@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import copy, stages, unload
+from embucket_py.engine import copy, staged_query, stages, unload
 from embucket_py.engine.result import QueryResult
 from embucket_py.errors import Unsupported
 from embucket_py.sessions.session import Session
@@ -18,6 +18,8 @@ def run(
 ) -> QueryResult:
     """Runs one statement for which `sql.is_stage_statement(tree)` holds."""
     kind = str(tree.args.get("kind") or "").upper()
+    if isinstance(tree, exp.Create) and (call := sql.using_template(tree)) is not None:
+        return staged_query.create_from_template(resolver, tables, session, tree, call, ctx)
     if isinstance(tree, exp.Create) and kind == "STAGE":
         return stages.create_stage(resolver, session, sql.stage_def(tree, ctx))
     if isinstance(tree, exp.Create):

@@ -5,20 +5,22 @@ https://docs.snowflake.com/en/user-guide/querying-stage
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py import naming
+from embucket_py.catalog.tables import Column, TableName
 from embucket_py.engine.context import new_context, register_arrow
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import stream
-from embucket_py.engine.result import QueryResult, StatementType, columns_of, constant
+from embucket_py.engine.result import QueryResult, StatementType, columns_of, constant, status
 from embucket_py.engine.stages import NUMBER, TEXT, StageResolver
 from embucket_py.errors import SqlCompilationError
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import SourceText
+from embucket_py.sql.names import SourceText, qualify, table_parts
 from embucket_py.sql.stages import stage_location
 from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import translate_query
@@ -26,7 +28,7 @@ from embucket_py.stages import staged_sql
 from embucket_py.stages.fileio import StagedFile
 from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.load import FileRequest, raw_batches
-from embucket_py.types import SfType, from_arrow_type
+from embucket_py.types import SfType, from_arrow_type, parse_sql_type
 
 BOOLEAN = SfType("BOOLEAN")
 
@@ -206,3 +208,29 @@ def _file_schema(request: FileRequest, fmt: FileFormat) -> pa.Schema:
         names = state.header or [n for n in batch.schema.names if n != LINE_COLUMN]
         return pa.schema([pa.field(n, batch.column(i).type) for i, n in enumerate(names)])
     return pa.schema([])
+
+
+def create_from_template(
+    resolver: StageResolver,
+    tables: Any,
+    session: Session,
+    tree: exp.Create,
+    call: exp.Anonymous,
+    ctx: SqlContext,
+) -> QueryResult:
+    """CREATE [OR REPLACE] TABLE t USING TEMPLATE (... INFER_SCHEMA(...)): the inferred columns."""
+    inferred = _infer_schema(resolver, session, call, ctx)
+    rows = [r for b in inferred.batches for r in b.to_pylist()]
+    if not rows:
+        raise SqlCompilationError(
+            "USING TEMPLATE found no columns in the staged files.", code=2, sqlstate="42601"
+        )
+    target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    ref = TableName(*qualify(table_parts(target), ctx, "create table"))
+    columns = [Column(r["COLUMN_NAME"], parse_sql_type(r["TYPE"]), bool(r["NULLABLE"])) for r in rows]
+    created = tables.create(
+        ref, columns, replace=bool(tree.args.get("replace")), if_not_exists=bool(tree.args.get("exists"))
+    )
+    if not created:
+        return status(f"{ref.name} already exists, statement succeeded.")
+    return status(f"Table {ref.name} successfully created.")

@@ -298,6 +298,8 @@ def is_stage_statement(tree: exp.Expression) -> bool:
     """Whether the statement belongs to stages, file formats or COPY."""
     if isinstance(tree, exp.Put | exp.Get | exp.ListStage | exp.Copy):
         return True
+    if isinstance(tree, exp.Create) and using_template(tree) is not None:
+        return True
     if isinstance(tree, exp.Create | exp.Drop | exp.Describe):
         return str(tree.args.get("kind") or "").upper() in ("STAGE", "FILE FORMAT")
     if isinstance(tree, exp.Show):
@@ -307,6 +309,17 @@ def is_stage_statement(tree: exp.Expression) -> bool:
         rest = command_text(tree).strip().upper()
         return head in ("GET", "REMOVE", "RM") or (head == "ALTER" and rest.startswith("FILE FORMAT"))
     return False
+
+
+def using_template(tree: exp.Create) -> exp.Anonymous | None:
+    """CREATE TABLE ... USING TEMPLATE (SELECT ... FROM TABLE(INFER_SCHEMA(...))): the call."""
+    props = tree.args.get("properties")
+    for prop in props.expressions if props else []:
+        if isinstance(prop, exp.UsingTemplateProperty):
+            for call in prop.find_all(exp.Anonymous):
+                if call.name.upper() == "INFER_SCHEMA":
+                    return call
+    return None
 
 
 def command_text(tree: exp.Command) -> str:

@@ -115,3 +115,21 @@ def test_default_null_if_reads_backslash_n_as_null(cur, put) -> None:
     cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
     cur.execute("COPY INTO t FROM @st FILES=('b.csv')")
     assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, None), (2, "x")]
+
+
+def test_create_table_using_template_then_load(cur) -> None:
+    cur.execute("CREATE TABLE src (id INT, name VARCHAR)")
+    cur.execute("INSERT INTO src VALUES (1, 'a'), (2, 'b')")
+    cur.execute("CREATE STAGE st")
+    cur.execute("COPY INTO @st/p/ FROM src FILE_FORMAT=(TYPE=PARQUET)")
+    cur.execute("CREATE FILE FORMAT pq TYPE=PARQUET")
+    cur.execute(
+        "CREATE TABLE copied USING TEMPLATE (SELECT ARRAY_AGG(OBJECT_CONSTRUCT(*)) "
+        "FROM TABLE(INFER_SCHEMA(LOCATION => '@st/p/', FILE_FORMAT => 'pq')))"
+    )
+    columns = [(r[0], r[1]) for r in cur.execute("DESCRIBE TABLE copied").fetchall()]
+    assert columns == [("ID", "NUMBER(38,0)"), ("NAME", "VARCHAR(16777216)")]
+    cur.execute(
+        "COPY INTO copied FROM @st/p/ FILE_FORMAT=(FORMAT_NAME='pq') MATCH_BY_COLUMN_NAME=CASE_SENSITIVE"
+    )
+    assert cur.execute("SELECT * FROM copied ORDER BY id").fetchall() == [(1, "a"), (2, "b")]
