@@ -28,6 +28,7 @@ from embucket_py.engine import (
     metadata,
     stage_statements,
     staged_query,
+    stages,
     transactions,
     variables,
 )
@@ -354,6 +355,7 @@ class Engine:
         """A session closed: roll back its open transaction, drop its TEMPORARY objects."""
         with session.lock:
             transactions.end_session(self.tables, session)
+            stages.end_session(self.stages, session)
 
     def bootstrap(self, database: str, schema: str) -> None:
         """First start: the default database and schema exist."""

@@ -414,6 +414,13 @@ def _transfer(result: QueryResult, transfer: Transfer) -> TransferResult:
     return TransferResult(result.columns, result.batches, result.statement_type, transfer=transfer)
 
 
+def end_session(resolver: StageResolver, session: Session) -> None:
+    """A session closed: its temporary stages (with their files) and file formats go."""
+    for stage in resolver.registry.drop_session(session.id):
+        if not stage.external:
+            resolver.internal_store(resolver.stage_key(stage)).delete_all()
+
+
 def local_sources(pattern: str) -> list[str]:
     """The local files a PUT names (a path or a glob), for server-side loads such as the CLI."""
     return sorted(p for p in glob.glob(os.path.expanduser(pattern)) if os.path.isfile(p))

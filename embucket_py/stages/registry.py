@@ -317,3 +317,14 @@ class StageRegistry:
                     for f, e, n in loads
                 ],
             )
+
+    def drop_session(self, session_id: int) -> list[StageInfo]:
+        """Drops a closed session's temporary stages and file formats; returns the stages."""
+        if session_id == 0:
+            return []
+        with self.metastore.engine.begin() as conn:
+            rows = conn.execute(sa.select(stages_table).where(stages_table.c.session_id == session_id))
+            stages = [self._stage(r) for r in rows]
+            conn.execute(stages_table.delete().where(stages_table.c.session_id == session_id))
+            conn.execute(file_formats_table.delete().where(file_formats_table.c.session_id == session_id))
+        return stages
