@@ -1,0 +1,125 @@
+"""Property-based fuzzing of the Snowflake v1 API (hypothesis, in-process TestClient): malformed
+bodies, headers, tokens and SQL never produce a 500, a traceback or a non-Snowflake answer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from embucket_py.config import load_settings
+from embucket_py.server.app import build_app
+
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    data_dir: Path = tmp_path_factory.mktemp("fuzz")
+    # A high lock threshold: the fuzzer's failed logins must not lock the real user out.
+    overrides = {"data_dir": str(data_dir), "login_failures_before_lock": 1_000_000}
+    with TestClient(build_app(load_settings(overrides, env={})), raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def token(client: TestClient) -> str:
+    body = {"data": {"LOGIN_NAME": "embucket", "PASSWORD": "embucket", "CLIENT_APP_VERSION": "5.2.0"}}
+    return str(client.post("/session/v1/login-request", json=body).json()["data"]["token"])
+
+
+def _snowflake_answer(response: Any) -> dict[str, Any]:
+    assert response.status_code in (200, 401, 404, 405, 413), response.status_code
+    if response.status_code in (404, 405):
+        return {}
+    answer = response.json()
+    assert isinstance(answer, dict) and isinstance(answer.get("success"), bool)
+    if not answer["success"]:
+        assert isinstance(answer["code"], str) and answer["code"].isdigit()
+        assert "Traceback" not in str(answer["message"])
+    return dict(answer)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+login_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        key: json_values
+        for key in ("LOGIN_NAME", "PASSWORD", "AUTHENTICATOR", "TOKEN", "SESSION_PARAMETERS", "ACCOUNT_NAME")
+    },
+)
+
+
+@FUZZ
+@given(data=st.one_of(json_values, login_fields), wrap=st.booleans())
+def test_login_bodies(client: TestClient, data: Any, wrap: bool) -> None:
+    body = {"data": data} if wrap else data
+    answer = _snowflake_answer(client.post("/session/v1/login-request", content=json.dumps(body)))
+    assert answer["success"] is False  # no generated body holds the real credentials
+
+
+@FUZZ
+@given(raw=st.binary(max_size=200))
+def test_raw_bodies(client: TestClient, token: str, raw: bytes) -> None:
+    headers = {"Authorization": f'Snowflake Token="{token}"'}
+    for path in ("/session/v1/login-request", "/queries/v1/query-request", "/session/token-request"):
+        _snowflake_answer(client.post(path, content=raw, headers=headers))
+
+
+@FUZZ
+@given(
+    header=st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=80),
+    path=st.sampled_from(["/queries/v1/query-request", "/session/heartbeat"]),
+)
+def test_authorization_headers(client: TestClient, header: str, path: str) -> None:
+    answer = _snowflake_answer(
+        client.post(path, json={"sqlText": "SELECT 1"}, headers={"Authorization": header})
+    )
+    # A forged or random token never opens a session.
+    assert answer.get("success") is not True
+
+
+@FUZZ
+@given(token_text=st.from_regex(r"(ST|MT)-[A-Za-z0-9_\-]{0,50}", fullmatch=True))
+def test_forged_tokens(client: TestClient, token_text: str) -> None:
+    headers = {"Authorization": f'Snowflake Token="{token_text}"'}
+    answer = _snowflake_answer(
+        client.post("/queries/v1/query-request", json={"sqlText": "SELECT 1"}, headers=headers)
+    )
+    assert answer["success"] is False
+    renewed = _snowflake_answer(
+        client.post("/session/token-request", json={"oldSessionToken": token_text}, headers=headers)
+    )
+    assert renewed["success"] is False
+
+
+_WORDS = """SELECT FROM WHERE GROUP BY ORDER LIMIT ( ) , ; * 1 'x' NULL AS t a JOIN ON = < + - / ||
+CREATE TABLE DROP INSERT INTO VALUES UPDATE SET DELETE ALTER USER SESSION SHOW DESCRIBE TABLES
+CAST :: VARIANT ARRAY_CONSTRUCT PARSE_JSON $1 ? IDENTIFIER TO_DATE"""
+sql_words = st.sampled_from(_WORDS.split())
+
+
+@FUZZ
+@given(
+    words=st.lists(sql_words, max_size=12),
+    parameters=st.dictionaries(
+        st.sampled_from(["STATEMENT_TIMEOUT_IN_SECONDS", "MULTI_STATEMENT_COUNT", "TIMEZONE"]),
+        json_values,
+        max_size=2,
+    ),
+)
+def test_sql_fragments(client: TestClient, token: str, words: list[str], parameters: dict[str, Any]) -> None:
+    headers = {"Authorization": f'Snowflake Token="{token}"'}
+    body = {"sqlText": " ".join(words), "parameters": parameters}
+    answer = _snowflake_answer(client.post("/queries/v1/query-request", json=body, headers=headers))
+    assert answer.get("code") != "100001", answer  # no internal error: every failure is named
