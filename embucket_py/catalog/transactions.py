@@ -24,7 +24,7 @@ from pyiceberg.typedef import Identifier
 from sqlalchemy.orm import Session as OrmSession
 
 from embucket_py.catalog.metastore import Metastore
-from embucket_py.errors import SnowflakeError
+from embucket_py.errors import SnowflakeError, Unsupported
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,8 @@ def stage(table: Table, tx: Transaction) -> Table:
     Returns the table as the changes leave it (its metadata_location is the staged file).
     """
     cat = table.catalog
-    assert isinstance(cat, SqlCatalog)
+    if not isinstance(cat, SqlCatalog):  # a database linked to an external REST catalog
+        raise Unsupported("Transactions on a database linked to an external catalog are not supported.")
     staged = cat._update_and_stage_table(table, table.name(), (), tx._updates)
     cat._write_metadata(staged.metadata, staged.io, staged.metadata_location)
     return Table(table.name(), staged.metadata, staged.metadata_location, staged.io, cat)

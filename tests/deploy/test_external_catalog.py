@@ -89,6 +89,14 @@ def test_time_travel_through_the_link(pair: tuple[Server, Server]) -> None:
         assert cur.fetchall() == [(1,)]
         cur.execute("SELECT x FROM linked.public.t ORDER BY x")
         assert cur.fetchall() == [(1,), (2,)]
+        # Staged (multi-statement) transactions need our own metastore: refused, nothing written.
+        cur.execute("BEGIN")
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as staged:
+            cur.execute("INSERT INTO linked.public.t VALUES (3)")
+        assert staged.value.sqlstate == "0A000"
+        cur.execute("ROLLBACK")
+        cur.execute("SELECT COUNT(*) FROM linked.public.t")
+        assert cur.fetchone() == (2,)
 
 
 def test_credentials_are_never_shown(pair: tuple[Server, Server]) -> None:
