@@ -23,6 +23,7 @@ from embucket_py.engine import (
     ddl,
     ddl_text,
     dml,
+    explain,
     history,
     keys,
     metadata,
@@ -230,6 +231,8 @@ class Engine:
             return staged_query.run(self.stages, session, tree, ctx, statement.source, cancel)
         if isinstance(tree, _QUERY_TYPES):
             return run_query(tables, tree, ctx, statement.source, cancel)
+        if explain.is_explain(tree):
+            return explain.run(tables, tree, ctx)
         if isinstance(tree, exp.Insert):
             return dml.insert(tables, insert_def(tree, ctx), ctx, cancel)
         if isinstance(tree, exp.MultitableInserts):
