@@ -7,7 +7,7 @@ import functools
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from embucket_py.errors import ResultExpired
+from embucket_py.errors import ResultExpired, SnowflakeError
 from embucket_py.server.limits import timeout_seconds
 from embucket_py.server.snowflake import execution
 from embucket_py.server.snowflake.bindings import parse_bindings
@@ -29,6 +29,15 @@ async def query_request(request: Request) -> JSONResponse:
         if previous is not None:
             return await _answer(request, previous)
     params = body.get("parameters") or {}
+    if not isinstance(params, dict):
+        params = {}
+    count = params.get("MULTI_STATEMENT_COUNT")
+    if count is not None and not (isinstance(count, int) or str(count).strip().isdigit()):
+        raise SnowflakeError(
+            f"Invalid value [{str(count)[:50]}] for parameter 'MULTI_STATEMENT_COUNT'",
+            code=2,
+            sqlstate="22023",
+        )
     run = execution.Request(
         sql=str(body.get("sqlText") or ""),
         binds=parse_bindings(body.get("bindings")),
