@@ -48,3 +48,30 @@ def test_unload_overwrite_and_partition_by(source) -> None:
     assert [n.split("/")[2] for n in names] == ["1", "2", "3"]
     source.execute("COPY INTO @st/p/ FROM (SELECT 1 AS x) FILE_FORMAT=(TYPE=CSV) OVERWRITE=TRUE")
     assert len(source.execute("LIST @st/p/").fetchall()) == 1
+
+
+def test_max_file_size_splits_the_output(cur) -> None:
+    cur.execute(
+        "CREATE TABLE big AS SELECT SEQ4() AS id, 'row-' || SEQ4() AS name "
+        "FROM TABLE(GENERATOR(ROWCOUNT => 20000))"
+    )
+    cur.execute("CREATE STAGE st")
+    cur.execute("COPY INTO @st/split/ FROM big FILE_FORMAT=(TYPE=CSV COMPRESSION=NONE) MAX_FILE_SIZE=50000")
+    files = cur.execute("LIST @st/split/").fetchall()
+    assert len(files) > 1
+    cur.execute("CREATE TABLE back (id INT, name VARCHAR)")
+    cur.execute("COPY INTO back FROM @st/split/")
+    assert cur.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM back").fetchall() == [(20000, 20000)]
+
+
+def test_json_unload_of_a_variant_column_reloads(cur, tmp_path) -> None:
+    (tmp_path / "docs.json").write_text('{"a": 1}\n{"a": 2, "b": [1, 2]}\n')
+    cur.execute("CREATE STAGE st")
+    cur.execute(f"PUT file://{tmp_path}/docs.json @st/in/")
+    cur.execute("CREATE TABLE v (doc VARIANT)")
+    cur.execute("COPY INTO v FROM @st/in/ FILE_FORMAT=(TYPE=JSON)")
+    cur.execute("COPY INTO @st/out/ FROM v FILE_FORMAT=(TYPE=JSON)")
+    cur.execute("CREATE TABLE w (doc VARIANT)")
+    cur.execute("COPY INTO w FROM @st/out/ FILE_FORMAT=(TYPE=JSON)")
+    assert cur.execute("SELECT COUNT(*) FROM w").fetchall() == [(2,)]
+    assert cur.execute("SELECT doc:a::INT FROM w ORDER BY 1").fetchall() == [(1,), (2,)]
