@@ -211,6 +211,8 @@ class Tables:
         first, second = self.load(ref), self.load(other)
         assert first.metadata_location is not None and second.metadata_location is not None
         cat = self.metastore.catalog(ref.database)
+        if not hasattr(cat, "engine"):  # a RestCatalog (linked database): no atomic pointer swap
+            raise Unsupported("SWAP WITH on a database linked to an external catalog is not supported.")
         rows = {
             ref.identifier: (first.metadata_location, second.metadata_location),
             other.identifier: (second.metadata_location, first.metadata_location),

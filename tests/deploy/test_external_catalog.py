@@ -97,6 +97,10 @@ def test_time_travel_through_the_link(pair: tuple[Server, Server]) -> None:
         cur.execute("ROLLBACK")
         cur.execute("SELECT COUNT(*) FROM linked.public.t")
         assert cur.fetchone() == (2,)
+        cur.execute("CREATE TABLE linked.public.t2 (x INT)")
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as swap:
+            cur.execute("ALTER TABLE linked.public.t SWAP WITH linked.public.t2")
+        assert swap.value.sqlstate == "0A000"
 
 
 def test_credentials_are_never_shown(pair: tuple[Server, Server]) -> None:
