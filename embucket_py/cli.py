@@ -29,8 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("files", help="a file or a glob, e.g. 'data/*.csv.gz'")
     load.add_argument("table", help="target table: name, schema.name or database.schema.name")
     load.add_argument("--format", default="", help="CSV, JSON or PARQUET (default: by file extension)")
-    load.add_argument("--format-options", default="", help="file format options, e.g. \"SKIP_HEADER=1\"")
-    load.add_argument("--copy-options", default="", help="COPY options, e.g. \"ON_ERROR=CONTINUE\"")
+    load.add_argument("--format-options", default="", help='file format options, e.g. "SKIP_HEADER=1"')
+    load.add_argument("--copy-options", default="", help='COPY options, e.g. "ON_ERROR=CONTINUE"')
     load.add_argument("--quiet", action="store_true", help="no progress bar")
     for name in ("data_dir", "metastore_uri", "warehouse", "user", "default_database", "default_schema"):
         load.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None)
@@ -43,9 +43,12 @@ def _parser() -> argparse.ArgumentParser:
         orphans.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None)
     bench = commands.add_parser("bench", help="benchmarks (needs the bench extra)")
     suites = bench.add_subparsers(dest="suite", required=True)
-    from embucket_py.bench.options import add_arguments
+    from embucket_py.bench.options import add_layout_arguments, add_tpch_arguments
 
-    add_arguments(suites.add_parser("tpch", help="TPC-H through the server vs raw DataFusion and DuckDB"))
+    add_tpch_arguments(
+        suites.add_parser("tpch", help="TPC-H through the server vs raw DataFusion and DuckDB")
+    )
+    add_layout_arguments(suites.add_parser("layout", help="bytes read under four data layouts, sampling"))
     return parser
 
 
@@ -68,6 +71,10 @@ def main(argv: list[str] | None = None) -> None:
         from embucket_py.load_command import run_load
 
         raise SystemExit(run_load(args))
+    elif args.command == "bench" and args.suite == "layout":
+        from embucket_py.bench.layout import run as run_layout
+
+        run_layout(args)
     elif args.command == "maintenance":
         raise SystemExit(_remove_orphans(args))
     elif args.command == "bench":

@@ -1,4 +1,5 @@
-"""Command-line options of `embucket-py bench tpch` (kept light: parsed before any heavy import)."""
+"""Command-line options of `embucket-py bench tpch|layout` (kept light: parsed before any heavy
+import)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_tpch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="TPC-H scale factor (default 1)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per query after a warm-up")
     parser.add_argument("--queries", default="1-22", help="e.g. 1-22 or 1,3,6")
@@ -23,4 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB comparison")
     parser.add_argument("--no-latency", action="store_true", help="skip latency and throughput")
     parser.add_argument("--concurrency-seconds", type=float, default=20.0)
+    parser.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
+
+
+def add_layout_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rows", type=int, default=20_000_000, help="rows in the table (default 20M)")
+    parser.add_argument("--boxes", type=int, default=20, help="random boxes per (columns, selectivity)")
+    parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()) / "embucket-layout")
+    parser.add_argument("--no-server", action="store_true", help="skip the connector timings and RECLUSTER")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")

@@ -24,6 +24,7 @@ from embucket_py.engine import history, information_schema
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
 from embucket_py.engine.time_travel import Version, resolve
+from embucket_py.layout.sampling import chosen_row_groups
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.sampling import BlockSample
 from embucket_py.sql.transforms.tables import TableUse
@@ -109,15 +110,14 @@ def table_frame(
 
 
 def _block_sample(files: ScanFiles, schema: pa.Schema, sample: BlockSample, stats: ScanStats) -> pa.Table:
-    """SAMPLE SYSTEM (p): each row group (a block) kept with probability p, and only those read.
-    Row groups of clustered tables are compact boxes of the key's space, so a random set of them
-    is a sample of the whole table."""
+    """SAMPLE SYSTEM (p): whole row groups (blocks), about p of them, and only those read (clustered
+    tables' sample bands make them a representative sample, see layout/sampling.py)."""
     rng = random.Random(sample.seed)
     stats.add_table(len(files.files), _scan_bytes(files))
     parts = [pa.Table.from_batches([], schema=schema)]
     for path in files.paths:
         parquet = pq.ParquetFile(storage.open_input(path) if storage.is_s3(path) else path)
-        chosen = [i for i in range(parquet.num_row_groups) if rng.random() * 100 < sample.percent]
+        chosen = chosen_row_groups(parquet.metadata, sample.percent, rng)
         if not chosen:
             continue
         parts.append(_conform(parquet.read_row_groups(chosen), schema))
