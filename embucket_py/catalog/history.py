@@ -42,6 +42,8 @@ history_table = sa.Table(
     sa.Column("end_ms", sa.BigInteger),
     sa.Column("rows_produced", sa.BigInteger),
     sa.Column("bytes_scanned", sa.BigInteger),
+    sa.Column("partitions_scanned", sa.BigInteger),
+    sa.Column("partitions_total", sa.BigInteger),
     sa.Column("transaction_id", sa.BigInteger),
 )
 
@@ -71,6 +73,7 @@ class QueryHistory:
     def __init__(self, metastore: Metastore) -> None:
         self.engine = metastore.engine
         _meta.create_all(self.engine)
+        _add_missing_columns(self.engine)
         warehouse = metastore.warehouse
         local = storage.local_path(warehouse) if warehouse.startswith("file://") else None
         base = Path(local).parent if local else Path(os.environ.get("TMPDIR", "/tmp")) / "embucket-results"
@@ -108,6 +111,8 @@ class QueryHistory:
         error: tuple[str, str] | None = None,
         rows: int | None = None,
         bytes_scanned: int | None = None,
+        partitions_scanned: int | None = None,
+        partitions_total: int | None = None,
     ) -> None:
         values: dict[str, object] = {
             "end_ms": end_ms,
@@ -121,6 +126,10 @@ class QueryHistory:
             values["rows_produced"] = rows
         if bytes_scanned is not None:
             values["bytes_scanned"] = bytes_scanned
+        if partitions_scanned is not None:
+            values["partitions_scanned"] = partitions_scanned
+        if partitions_total is not None:
+            values["partitions_total"] = partitions_total
         with self.engine.begin() as conn:
             conn.execute(history_table.update().where(history_table.c.query_id == query_id).values(**values))
 
@@ -173,6 +182,16 @@ class QueryHistory:
             total += path.stat().st_size
             if i >= MAX_RESULT_FILES or total > MAX_RESULT_BYTES:
                 path.unlink(missing_ok=True)
+
+
+def _add_missing_columns(engine: sa.Engine) -> None:
+    """A metastore made by an older version lacks the newer (nullable) history columns."""
+    present = {c["name"] for c in sa.inspect(engine).get_columns(history_table.name)}
+    with engine.begin() as conn:
+        for column in history_table.columns:
+            if column.name not in present:
+                kind = column.type.compile(dialect=engine.dialect)
+                conn.execute(sa.text(f"ALTER TABLE {history_table.name} ADD COLUMN {column.name} {kind}"))
 
 
 def millis_to_datetime(ms: int | None) -> datetime | None:

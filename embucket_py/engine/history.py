@@ -102,13 +102,27 @@ def run_recorded(
             rows = sum(b.num_rows for b in batches)
         else:
             rows = 0  # a status message is no produced row
-        history.finished(query_id, end_ms=int(time.time() * 1000), query_type=query_type, rows=rows)
+        history.finished(
+            query_id, end_ms=int(time.time() * 1000), query_type=query_type, rows=rows, **_scanned(result)
+        )
         if not result.is_dml:
             _save(history, query_id, result, batches)
         result.batches = batches
         return result
     result.batches = _recording(history, query_id, query_type, result, result.batches)
     return result
+
+
+def _scanned(result: QueryResult) -> dict[str, int]:
+    """What the statement's table scans read (once its batches are exhausted), for the history."""
+    scan = result.scan
+    if scan is None:
+        return {}
+    return {
+        "bytes_scanned": scan.bytes_scanned,
+        "partitions_scanned": scan.files_scanned,
+        "partitions_total": scan.files_total,
+    }
 
 
 def _dml_rows(batches: list[pa.RecordBatch]) -> int:
@@ -155,7 +169,9 @@ def _recording(
     except SnowflakeError as e:
         history.finished(query_id, end_ms=int(time.time() * 1000), error=(e.code_text, e.message))
         raise
-    history.finished(query_id, end_ms=int(time.time() * 1000), query_type=query_type, rows=rows)
+    history.finished(
+        query_id, end_ms=int(time.time() * 1000), query_type=query_type, rows=rows, **_scanned(result)
+    )
     if kept is not None:
         _save(history, query_id, result, kept)
 
@@ -233,20 +249,55 @@ def table_sources(tree: exp.Expression, database: str | None) -> exp.Expression:
                 raise Unsupported("RESULT_SCAN takes a query id string or LAST_QUERY_ID().")
             encoded = _SEP.join((name, func.expressions[0].name))
         else:
-            args = _kwargs(func, ("RESULT_LIMIT", "SESSION_ID"))
+            allowed = _BY_USER_ARGS if name == "QUERY_HISTORY_BY_USER" else _HISTORY_ARGS
+            if name == "QUERY_HISTORY_BY_SESSION":
+                allowed = (*_HISTORY_ARGS, "SESSION_ID")
+            args = _kwargs(func, allowed)
             limit = _int_arg(args["RESULT_LIMIT"]) if "RESULT_LIMIT" in args else 100
             session = _int_arg(args["SESSION_ID"]) if "SESSION_ID" in args else ""
-            if name == "QUERY_HISTORY_BY_USER":
-                raise Unsupported("QUERY_HISTORY_BY_USER is not supported yet.")
-            encoded = _SEP.join((name, str(limit), str(session)))
+            conditions = _history_filters(name, args)
+            # Filtered: the engine builds up to the most Snowflake returns, the query filters and limits.
+            encoded = _SEP.join((name, str(MAX_RESULT_LIMIT if conditions else limit), str(session)))
         table = exp.Table(
             this=exp.to_identifier(encoded, quoted=True),
             db=exp.to_identifier(SOURCE_SCHEMA, quoted=True),
             catalog=exp.to_identifier(database or "EMBUCKET", quoted=True),
-            alias=node.args.get("alias"),
         )
-        node.replace(table)
+        if name != "RESULT_SCAN" and conditions:
+            query = (
+                exp.select("*")
+                .from_(table)
+                .where(exp.and_(*conditions))
+                .order_by(exp.Ordered(this=exp.column("START_TIME"), desc=True))
+                .limit(limit)
+            )
+            node.replace(exp.Subquery(this=query, alias=node.args.get("alias")))
+        else:
+            table.set("alias", node.args.get("alias"))
+            node.replace(table)
     return tree
+
+
+_HISTORY_ARGS = ("RESULT_LIMIT", "END_TIME_RANGE_START", "END_TIME_RANGE_END")
+_BY_USER_ARGS = (*_HISTORY_ARGS, "USER_NAME")
+# RESULT_LIMIT's maximum: https://docs.snowflake.com/en/sql-reference/functions/query_history
+MAX_RESULT_LIMIT = 10000
+
+
+def _history_filters(name: str, args: dict[str, exp.Expression]) -> list[exp.Expression]:
+    """END_TIME_RANGE_START/END (queries still running have no end: they count as in range unless
+    an end is given) and QUERY_HISTORY_BY_USER's user (default: the current user)."""
+    end_time = exp.column("END_TIME")
+    conditions: list[exp.Expression] = []
+    if "END_TIME_RANGE_START" in args:
+        start = args["END_TIME_RANGE_START"].copy()
+        conditions.append(exp.or_(end_time.is_(exp.null()), end_time.copy() >= start))
+    if "END_TIME_RANGE_END" in args:
+        conditions.append(end_time.copy() <= args["END_TIME_RANGE_END"].copy())
+    if name == "QUERY_HISTORY_BY_USER":
+        user = args.get("USER_NAME") or exp.func("CURRENT_USER")
+        conditions.append(exp.column("USER_NAME").eq(user.copy()))
+    return conditions
 
 
 TEXT = SfType("TEXT", length=MAX_VARCHAR)
@@ -272,6 +323,8 @@ HISTORY_COLUMNS: list[tuple[str, SfType, str]] = [
     ("TOTAL_ELAPSED_TIME", NUMBER_38_0, ""),
     ("BYTES_SCANNED", NUMBER_38_0, "bytes_scanned"),
     ("ROWS_PRODUCED", NUMBER_38_0, "rows_produced"),
+    ("PARTITIONS_SCANNED", NUMBER_38_0, "partitions_scanned"),
+    ("PARTITIONS_TOTAL", NUMBER_38_0, "partitions_total"),
     ("TRANSACTION_ID", NUMBER_38_0, "transaction_id"),
 ]
 

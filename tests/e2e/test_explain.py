@@ -104,3 +104,55 @@ def test_explain_of_a_missing_table_fails(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as e:
         cur.execute("EXPLAIN SELECT * FROM nowhere")
     assert e.value.errno == 2003
+
+
+# --- what a query read, as QUERY_HISTORY reports it ---------------------------------------------------
+
+
+def _history(cur: Any, query_id: str) -> dict[str, Any]:
+    rows = _rows(
+        cur.execute(
+            "SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY_BY_SESSION(RESULT_LIMIT => 50)) "
+            f"WHERE query_id = '{query_id}'"
+        )
+    )
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_query_history_reports_partitions_and_bytes_scanned(three_files: Any) -> None:
+    cur = three_files
+    cur.execute("SELECT SUM(a) FROM t")
+    query_id = cur.sfqid
+    row = _history(cur, query_id)
+    assert (row["PARTITIONS_SCANNED"], row["PARTITIONS_TOTAL"]) == (3, 3)
+    planned = _rows(cur.execute("EXPLAIN SELECT SUM(a) FROM t"))[0]["bytesAssigned"]
+    assert row["BYTES_SCANNED"] == planned
+
+
+def test_query_history_end_time_range_and_result_limit(cur: Any) -> None:
+    cur.execute("SELECT 1")
+    cur.execute("SELECT 2")
+    recent = cur.execute(
+        "SELECT query_text FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY("
+        "END_TIME_RANGE_START => DATEADD('minute', -10, CURRENT_TIMESTAMP()), RESULT_LIMIT => 2))"
+    ).fetchall()
+    assert len(recent) == 2
+    assert ("SELECT 2",) in recent
+    ancient = cur.execute(
+        "SELECT COUNT(*) FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY("
+        "END_TIME_RANGE_END => '2000-01-01 00:00:00'::TIMESTAMP_LTZ))"
+    ).fetchall()
+    assert ancient == [(0,)]
+
+
+def test_query_history_by_user(cur: Any) -> None:
+    cur.execute("SELECT 'by user'")
+    mine = cur.execute(
+        "SELECT DISTINCT user_name FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY_BY_USER(RESULT_LIMIT => 20))"
+    ).fetchall()
+    assert mine == [(cur.execute("SELECT CURRENT_USER()").fetchone()[0],)]
+    nobody = cur.execute(
+        "SELECT COUNT(*) FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY_BY_USER(USER_NAME => 'NOBODY_HERE'))"
+    ).fetchall()
+    assert nobody == [(0,)]
