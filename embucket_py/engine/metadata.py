@@ -14,6 +14,7 @@ from typing import Any
 
 from pyiceberg.table import Table
 
+from embucket_py import naming
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import keys, variables
@@ -37,6 +38,7 @@ from embucket_py.engine.parameters import parameter_rows
 from embucket_py.engine.query import plan
 from embucket_py.engine.result import QueryResult, StatementType, constant
 from embucket_py.errors import ObjectNotFound, SnowflakeError, SqlCompilationError, object_not_found
+from embucket_py.layout.clustering import clustering_key
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.metadata import DescribeDef, ShowDef, select_all
@@ -119,6 +121,9 @@ def show(
         )
     rows = list(_table_rows(tables, d))
     if d.kind == "OBJECTS":
+        # SHOW OBJECTS calls every table a TABLE (dbt reads this column); only SHOW TABLES tells
+        # TRANSIENT and TEMPORARY apart.
+        rows = [{**r, "kind": "TABLE"} for r in rows]
         rows = sorted([*rows, *_view_rows(tables, d)], key=_object_order)
     rows = _filtered(rows, d)
     if d.terse:
@@ -216,6 +221,11 @@ def _loaded_tables(tables: Tables, d: ShowDef) -> Iterator[tuple[TableName, Tabl
                 continue  # dropped while we listed
 
 
+def _cluster_by(table: Table) -> str:
+    key = clustering_key(table)
+    return f"LINEAR({', '.join(naming.display(c) for c in key)})" if key else ""
+
+
 def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
     for ref, table in _loaded_tables(tables, d):
         rows, size = Tables.size(table)
@@ -226,7 +236,7 @@ def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
             "schema_name": ref.schema,
             "kind": tables.kind(ref, table),
             "comment": Tables.comment(table) or "",
-            "cluster_by": "",
+            "cluster_by": _cluster_by(table),
             "rows": rows,
             "bytes": size,
             "owner": OWNER,

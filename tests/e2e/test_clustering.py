@@ -61,6 +61,9 @@ def test_clustering_information_and_key_changes(twins: Any) -> None:
     assert info["cluster_by_keys"] == "LINEAR(X, Y)"
     assert info["total_partition_count"] >= 1
     assert info["average_depth"] >= 1
+    cur.execute("SHOW TABLES LIKE 'CLUSTERED'")
+    names = [d.name for d in cur.description]
+    assert cur.fetchone()[names.index("cluster_by")] == "LINEAR(X, Y)"
     (text,) = cur.execute("SELECT SYSTEM$CLUSTERING_INFORMATION('plain', '(x)')").fetchone()
     assert json.loads(text)["cluster_by_keys"] == "LINEAR(X)"
     with pytest.raises(ProgrammingError):
