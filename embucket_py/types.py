@@ -213,7 +213,9 @@ def from_arrow_type(t: pa.DataType) -> SfType:
     if pa.types.is_time(t):
         return SfType("TIME", scale=_unit_scale(t.unit))
     if pa.types.is_timestamp(t):
-        return SfType("TIMESTAMP_LTZ" if t.tz else "TIMESTAMP_NTZ", scale=_unit_scale(t.unit))
+        # A zone other than UTC is a TIMESTAMP_TZ shown in that zone (CONVERT_TIMEZONE's result).
+        kind = "TIMESTAMP_NTZ" if not t.tz else "TIMESTAMP_LTZ" if t.tz == "UTC" else "TIMESTAMP_TZ"
+        return SfType(kind, scale=_unit_scale(t.unit))
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return SfType("ARRAY")
     if pa.types.is_struct(t) or pa.types.is_map(t):

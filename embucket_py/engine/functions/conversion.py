@@ -85,7 +85,55 @@ def parse_booleans(values: pa.Array, strict: bool) -> pa.Array:
     return pc.cast(result, pa.bool_())
 
 
+_UTC = pa.timestamp("us", tz="UTC")
+_ZONE_SUFFIX = r"(Z|[+-]\d{2}(:?\d{2})?)\s*$"
+
+
+def _offset_minutes(values: pa.Array) -> pa.Array:
+    """Minutes east of UTC written at the end of ISO strings (NULL where none is written)."""
+    parts = pc.extract_regex(values, r"(?:\d{2}(?:\.\d+)?)\s*(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2})?\s*$")
+    hours = pc.cast(pc.struct_field(parts, "h"), pa.int64())
+    minutes = pc.cast(
+        pc.if_else(pc.equal(pc.struct_field(parts, "m"), ""), "0", pc.struct_field(parts, "m")), pa.int64()
+    )
+    total = pc.add(pc.multiply(hours, 60), minutes)
+    signed = pc.if_else(pc.equal(pc.struct_field(parts, "sign"), "-"), pc.negate(total), total)
+    zulu = pc.fill_null(pc.match_substring_regex(values, r"\d\s*Z\s*$"), False)
+    return pc.if_else(zulu, 0, signed)
+
+
+def parse_instants(values: pa.Array, zones: pa.Array, strict: bool) -> pa.Array:
+    """Strings -> TIMESTAMP_LTZ/TZ instants: a written offset wins, else the wall clock is read in
+    the given zone (the session's); epoch numbers are UTC already."""
+    values = pc.cast(values, pa.string())
+    walls = parse_timestamps(values, strict)
+    zone = zones[0].as_py() if len(zones) else "UTC"
+    epoch = pc.fill_null(pc.match_substring_regex(values, _DECIMAL), False)
+    offset = _offset_minutes(values)
+    raw = walls.view(pa.int64())
+    shifted = pc.subtract(raw, pc.multiply(pc.fill_null(offset, 0), 60_000_000))
+    local = pc.assume_timezone(walls, timezone=zone, ambiguous="earliest", nonexistent="earliest")
+    in_zone = local.view(pa.int64())
+    written = pc.and_(pc.is_valid(offset), pc.invert(epoch))
+    micros = pc.if_else(epoch, raw, pc.if_else(written, shifted, in_zone))
+    return micros.view(_UTC) if isinstance(micros, pa.Array) else pc.cast(micros, _UTC)
+
+
 _UDFS = [
+    udf(
+        lambda v, z: parse_instants(v, z, True),
+        [pa.string(), pa.string()],
+        _UTC,
+        "immutable",
+        "sf_to_instant",
+    ),
+    udf(
+        lambda v, z: parse_instants(v, z, False),
+        [pa.string(), pa.string()],
+        _UTC,
+        "immutable",
+        "sf_try_to_instant",
+    ),
     udf(lambda v: parse_timestamps(v, True), [pa.string()], _TS, "immutable", "sf_to_timestamp"),
     udf(lambda v: parse_timestamps(v, False), [pa.string()], _TS, "immutable", "sf_try_to_timestamp"),
     udf(lambda v: parse_booleans(v, True), [pa.string()], pa.bool_(), "immutable", "sf_to_boolean"),

@@ -120,7 +120,9 @@ def _timestamp_tz(array: pa.Array, timezone: str) -> pa.Array:
     raw = array.view(pa.int64())
     epoch = pc.floor(pc.divide(pc.cast(raw, pa.float64()), per_second)).cast(pa.int64())
     fraction = pc.multiply(pc.subtract(raw, pc.multiply(epoch, per_second)), 1_000_000_000 // per_second)
-    utc = pc.cast(array.view(pa.int64()), pa.timestamp(unit, tz=timezone))
+    own = array.type.tz if pa.types.is_timestamp(array.type) else None
+    zone = own if own and own != "UTC" else timezone  # CONVERT_TIMEZONE's target zone
+    utc = pc.cast(array.view(pa.int64()), pa.timestamp(unit, tz=zone))
     local = pc.local_timestamp(utc).view(pa.int64())
     offset = pc.divide(pc.subtract(local, raw), per_second * 60)
     mask = pc.is_null(array)

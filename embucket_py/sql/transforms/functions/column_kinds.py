@@ -67,9 +67,7 @@ def _alias_of(source: exp.Expression) -> str | None:
     return None
 
 
-def _in_select(
-    select: exp.Select, name: str, qualifier: str | None, ctx: SqlContext, depth: int
-) -> Source:
+def _in_select(select: exp.Select, name: str, qualifier: str | None, ctx: SqlContext, depth: int) -> Source:
     answers = []
     for source in _sources(select):
         if qualifier is not None and _alias_of(source) != qualifier:

@@ -22,6 +22,7 @@ from embucket_py.sql.transforms.functions.temporal import (
     rewrite_all,
     string,
 )
+from embucket_py.sql.transforms.functions.zones import instant_of, session_timezone, zone_name
 
 _UTC = 'Timestamp(Microsecond, Some("UTC"))'
 _NTZ = "Timestamp(Microsecond, None)"
@@ -42,14 +43,20 @@ def _target(node: exp.Expression, tz: bool) -> exp.Expression:
 
 
 def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
-    """TO_TIMESTAMP_* of one argument: strings are auto-detected (ISO forms, epoch numbers)."""
+    """TO_TIMESTAMP_* of one argument: strings are auto-detected (ISO forms, epoch numbers). For
+    LTZ/TZ a wall clock (NTZ, DATE, a string without offset) is read in the session's time zone."""
     kind = kind_of(value)
-    if kind in ("timestamp", "timestamptz"):
+    if kind == "timestamptz" or (kind == "timestamp" and not tz):
         return _target(value, tz)
+    if kind == "timestamp":
+        return instant_of(value)
     if kind == "date":
-        return _target(cast(value, "TIMESTAMP"), tz)
+        return instant_of(cast(value, "TIMESTAMP")) if tz else _target(cast(value, "TIMESTAMP"), tz)
     if kind == "number":
         return _epoch(value, 0, tz)
+    if tz:
+        parse = "sf_try_to_instant" if safe else "sf_to_instant"
+        return call(parse, cast(value, "VARCHAR"), string(zone_name(session_timezone())))
     parse = "sf_try_to_timestamp" if safe else "sf_to_timestamp"
     return _target(call(parse, cast(value, "VARCHAR")), tz)
 
@@ -80,7 +87,8 @@ def _str_to_time(node: exp.StrToTime) -> exp.Expression:
     if node.args.get("safe"):
         raise Unsupported("TRY_TO_TIMESTAMP with a format")
     fmt = chrono_format(node.args["format"])
-    return _target(call("to_timestamp_micros", node.this, fmt), tz)
+    wall = call("to_timestamp_micros", node.this, fmt)
+    return instant_of(wall) if tz else _target(wall, tz)
 
 
 def _unix_to_time(node: exp.UnixToTime) -> exp.Expression:
@@ -158,7 +166,17 @@ def _ntz_literal(node: exp.Cast) -> exp.Expression:
     return node
 
 
+def _zoned_cast(node: exp.Cast) -> exp.Expression:
+    """A string, DATE or TIMESTAMP_NTZ cast to TIMESTAMP_LTZ/TZ is a wall clock in the session's zone."""
+    kind = kind_of(node.this)
+    if kind in ("string", "date", "timestamp"):
+        return to_timestamp(node.this, tz=True, safe=isinstance(node, exp.TryCast))
+    return node
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
+        return _zoned_cast(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _TIMESTAMP_NAMES:
         return _to_timestamp_anon(node)
     if isinstance(node, exp.StrToTime):

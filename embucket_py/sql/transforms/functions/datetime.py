@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.transforms.functions.conversion import to_timestamp
 from embucket_py.sql.transforms.functions.temporal import (
     SECONDS,
     SUB_DAY,
@@ -30,6 +31,15 @@ from embucket_py.sql.transforms.functions.temporal import (
     snowflake_format,
     string,
     sub,
+)
+from embucket_py.sql.transforms.functions.zones import (
+    instant_of,
+    legacy_week_start,
+    wall_of,
+    week_of_year_policy,
+    week_start,
+    zone_name,
+    zoned,
 )
 
 _UTC = 'Timestamp(Microsecond, Some("UTC"))'
@@ -81,8 +91,43 @@ def _epoch(node: exp.Expression, unit: str) -> exp.Expression:
     return int64(call("arrow_cast", node, string(f"Timestamp({unit}, None)")))
 
 
+def _days_into_week(value: exp.Expression) -> exp.Expression:
+    """Days since the start of the week WEEK_START sets (0 on its first day)."""
+    iso = int64(call("date_part", string("isodow"), value))
+    return mod(add(sub(iso, number(week_start())), number(7)), number(7))
+
+
+def _week_part(part: str, value: exp.Expression) -> exp.Expression | None:
+    """DAYOFWEEK, WEEK and YEAROFWEEK under WEEK_START and WEEK_OF_YEAR_POLICY; None when the
+    session keeps the defaults (legacy start, ISO weeks), which DataFusion's parts match.
+    https://docs.snowflake.com/en/sql-reference/functions-date-time#label-calendar-weeks-weekdays"""
+    policy, start = week_of_year_policy(), week_start()
+    if part == "dayofweek":
+        if legacy_week_start():
+            return None
+        return add(_days_into_week(value), number(1))
+    if part not in ("week", "yearofweek") or (policy == 0 and start == 1):
+        return None
+    if policy == 1:
+        # Week 1 holds January 1st; December 31st is in the year's last week.
+        if part == "yearofweek":
+            return int64(call("date_part", string("year"), value))
+        jan1 = call("date_trunc", string("year"), cast(value, "DATE"))
+        day = int64(call("date_part", string("doy"), value))
+        return add(intdiv(add(sub(day, number(1)), _days_into_week(jan1)), number(7)), number(1))
+    # ISO rule with another first day: a week belongs to the year holding its fourth day.
+    fourth = add(cast(value, "DATE"), interval(sub(number(3), _days_into_week(value)), "day"))
+    if part == "yearofweek":
+        return int64(call("date_part", string("year"), fourth))
+    day = int64(call("date_part", string("doy"), fourth.copy()))
+    return add(intdiv(sub(day, number(1)), number(7)), number(1))
+
+
 def date_part(part: str, value: exp.Expression) -> exp.Expression:
     value = as_temporal(value)
+    by_week = _week_part(part, value)
+    if by_week is not None:
+        return by_week
     if part in _DF_PART:
         return int64(call("date_part", string(_DF_PART[part]), value))
     if part in _EPOCH_UNITS:
@@ -154,7 +199,12 @@ def _date_add_node(node: exp.Expression) -> exp.Expression:
 
 
 def _trunc(part: str, value: exp.Expression) -> exp.Expression:
-    return call("date_trunc", string(part), as_temporal(value))
+    value = as_temporal(value)
+    if part == "week" and week_start() != 1:
+        # DataFusion's weeks start on Monday; WEEK_START moves the first day.
+        day = call("date_trunc", string("day"), value)
+        return sub(day, interval(_days_into_week(value.copy()), "day"))
+    return call("date_trunc", string(part), value)
 
 
 def date_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expression:
@@ -281,11 +331,12 @@ def _timestamp_from_parts(args: list[exp.Expression], tz: bool) -> exp.Expressio
         nanos = args[6] if len(args) > 6 else None
         date = cast(_date_from_parts(year, month, day), "TIMESTAMP")
         ts = add(date, _micros_interval(_time_micros(hour, minute, second, nanos)))
-    elif len(args) == 8:
-        raise Unsupported("TIMESTAMP_TZ_FROM_PARTS with a time zone argument")
+    elif len(args) == 8 and tz:
+        return instant_of(_timestamp_from_parts(args[:7], tz=False), zone_name(args[7]))
     else:
         raise Unsupported("TIMESTAMP_FROM_PARTS with this number of arguments")
-    return call("arrow_cast", ts, string(_UTC if tz else _NTZ))
+    # LTZ/TZ parts are a wall clock in the session's time zone.
+    return instant_of(call("arrow_cast", ts, string(_NTZ))) if tz else call("arrow_cast", ts, string(_NTZ))
 
 
 def _timestamp_from_parts_node(node: exp.Expression) -> exp.Expression:
@@ -298,10 +349,34 @@ def _timestamp_from_parts_node(node: exp.Expression) -> exp.Expression:
 
 
 def _parts(node: exp.Expression) -> list[exp.Expression]:
-    if node.args.get("zone") is not None:
-        raise Unsupported("TIMESTAMP_TZ_FROM_PARTS with a time zone argument")
     names = ("year", "month", "day", "hour", "min", "sec", "nano")
-    return [node.args[n] for n in names if node.args.get(n) is not None]
+    parts = [node.args[n] for n in names if node.args.get(n) is not None]
+    zone = node.args.get("zone")
+    if zone is not None:
+        if len(parts) == 6:
+            parts.append(number(0))
+        parts.append(zone)
+    return parts
+
+
+def _convert_timezone(node: exp.ConvertTimezone) -> exp.Expression:
+    """CONVERT_TIMEZONE(source, target, ntz) -> NTZ wall clock; (target, ltz|tz) -> the instant,
+    shown in the target zone. https://docs.snowflake.com/en/sql-reference/functions/convert_timezone"""
+    target = zone_name(node.args["target_tz"])
+    value = node.args["timestamp"]
+    source = node.args.get("source_tz")
+    if source is not None:
+        wall = cast(value, "TIMESTAMP") if kind_of(value) in ("string", "date") else value
+        if kind_of(wall) == "timestamptz":
+            wall = wall_of(wall, "UTC")
+        return wall_of(instant_of(wall, zone_name(source)), target)
+    instant = value
+    kind = kind_of(value)
+    if kind == "string":
+        instant = to_timestamp(value, tz=True, safe=False)
+    elif kind in ("timestamp", "date"):
+        instant = instant_of(call("arrow_cast", value, string(_NTZ)))
+    return call("arrow_cast", instant, string(zoned(target)))
 
 
 def _time_slice(node: exp.Expression) -> exp.Expression:
@@ -362,14 +437,28 @@ _SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] 
     exp.TimeSlice: _time_slice,
     exp.ToChar: _to_char,
     exp.TimeToStr: _to_char,
-    exp.Localtime: lambda n: call("current_time"),
+    exp.Localtime: lambda n: _current_time(),
+    exp.CurrentDate: lambda n: _current_date(),
+    exp.CurrentTime: lambda n: _current_time(),
+    exp.ConvertTimezone: _convert_timezone,  # type: ignore[dict-item]
 }
 
 _ANONYMOUS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "TIMESTAMP_NTZ_FROM_PARTS": lambda a: _timestamp_from_parts(a, tz=False),
     "TIMESTAMP_LTZ_FROM_PARTS": lambda a: _timestamp_from_parts(a, tz=True),
     "TIMESTAMP_TZ_FROM_PARTS": lambda a: _timestamp_from_parts(a, tz=True),
+    "CURRENT_TIME": lambda a: _current_time(),
 }
+
+
+def _current_date() -> exp.Expression:
+    """Today in the session's time zone."""
+    return cast(wall_of(call("now")), "DATE")
+
+
+def _current_time() -> exp.Expression:
+    """The wall-clock time in the session's time zone."""
+    return call("arrow_cast", wall_of(call("now")), string("Time64(Microsecond)"))
 
 
 def _current_timestamp(node: exp.CurrentTimestamp) -> exp.Expression:
