@@ -29,6 +29,14 @@ results_table = sa.Table(
     sa.Column("record", sa.LargeBinary, nullable=False),
 )
 
+# Abort requests that reached a server not running the query; the running server polls them.
+cancels_table = sa.Table(
+    "embucket_query_cancels",
+    _meta,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("requested", sa.Float, nullable=False, index=True),
+)
+
 # Fields of a QueryRecord that travel between servers (the rest is per-process machinery).
 _FIELDS = ("id", "session_id", "sql", "request_id", "start", "end", "result", "error", "chunk_token")
 
@@ -71,6 +79,19 @@ class SharedResults:
             row = conn.execute(query).first()
         return unseal(self.secret, row[0]) if row is not None else None
 
+    def request_cancel(self, query_id: str) -> None:
+        """Asks whichever server runs the query to cancel it (idempotent)."""
+        t = cancels_table
+        with self.engine.begin() as conn:
+            if conn.execute(sa.select(t.c.id).where(t.c.id == query_id)).first() is None:
+                conn.execute(t.insert().values(id=query_id, requested=time.time()))
+
+    def canceled(self, query_ids: list[str]) -> set[str]:
+        """Which of these queries some server was asked to cancel."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(cancels_table.c.id).where(cancels_table.c.id.in_(query_ids)))
+            return {r[0] for r in rows}
+
     def expire(self, ttl: float) -> None:
         """Deletes results past their lifetime (at most once a minute per server)."""
         if time.monotonic() - self._expired_at < 60:
@@ -79,3 +100,4 @@ class SharedResults:
         t = results_table
         with self.engine.begin() as conn:
             conn.execute(t.delete().where(t.c.ended.is_not(None), t.c.ended < time.time() - ttl))
+            conn.execute(cancels_table.delete().where(cancels_table.c.requested < time.time() - ttl))

@@ -23,6 +23,9 @@ from embucket_py.server.snowflake.encoding import EncodedResult
 
 log = logging.getLogger(__name__)
 
+# Seconds between a running server's looks at abort requests sent to other servers.
+CANCEL_POLL = 0.5
+
 
 @dataclass
 class QueryRecord:
@@ -97,6 +100,10 @@ class QueryRegistry:
         self._records: dict[str, QueryRecord] = {}
         self._by_request: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        if shared is not None:
+            # Abort requests for our statements may reach another server: poll the shared store.
+            threading.Thread(target=self._watch_cancels, name="embucket-cancels", daemon=True).start()
 
     def new(self, session_id: int, sql: str, request_id: str | None = None) -> QueryRecord:
         record = QueryRecord(str(uuid.uuid4()), session_id, sql, request_id)
@@ -202,8 +209,25 @@ class QueryRegistry:
     def abort(self, record: QueryRecord) -> bool:
         if record.done:
             return False
-        record.cancel.set()
+        with self._lock:
+            local = self._records.get(record.id) is record
+        if local or self.shared is None:
+            record.cancel.set()
+        else:  # running on another server: it sees the request within CANCEL_POLL seconds
+            self.shared.request_cancel(record.id)
         return True
+
+    def _watch_cancels(self) -> None:
+        while not self._stopped.wait(CANCEL_POLL):
+            with self._lock:
+                running = {qid: r for qid, r in self._records.items() if not r.done and not r.cancel.is_set()}
+            if not running or self.shared is None:
+                continue
+            try:
+                for query_id in self.shared.canceled(list(running)):
+                    running[query_id].cancel.set()
+            except Exception:  # the metastore briefly unreachable: try again next round
+                log.warning("could not read abort requests", exc_info=True)
 
     def _expire(self) -> None:
         cutoff = time.time() - self.result_ttl
@@ -217,6 +241,7 @@ class QueryRegistry:
                     self._by_request.pop(record.request_id, None)
 
     def shutdown(self) -> None:
+        self._stopped.set()
         for record in list(self._records.values()):
             record.cancel.set()
         self.pool.shutdown(wait=False, cancel_futures=True)
