@@ -79,7 +79,7 @@ def run(
     table = staged_sql.stage_reference(tree)
     assert table is not None
     requests, fmt = _files(resolver, session, ctx, str(table.this.this), staged_sql.stage_options(table))
-    named = fmt.type != "CSV"
+    named = fmt.type == "PARQUET"  # JSON records are one VARIANT ($1), Parquet rows named columns
     batches, columns = [], None
     for file, request in requests:
         state = ReadState()

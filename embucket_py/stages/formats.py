@@ -24,12 +24,17 @@ import pyarrow.json as pjson
 import pyarrow.parquet as pq
 
 from embucket_py.errors import SnowflakeError, Unsupported
+from embucket_py.types import SFTYPE_KEY
 
 # Arrow's streaming readers read about 32 blocks ahead: 1 MB blocks keep that near 32 MB.
 BLOCK_SIZE = 1 << 20
 # Conversion works on batches of about this size (fewer, larger DataFusion calls).
 COALESCE_BYTES = 16 << 20
 LINE_COLUMN = "__line"
+# A JSON record read whole: its text, tagged as the VARIANT it is ($1 of a JSON file).
+JSON_TEXT_SCHEMA = pa.schema(
+    [pa.field("c1", pa.string(), metadata={SFTYPE_KEY: b"VARIANT"}), pa.field(LINE_COLUMN, pa.int64())]
+)
 
 # https://docs.snowflake.com/en/sql-reference/sql/create-file-format#type-csv
 CSV_DEFAULTS: dict[str, Any] = {
@@ -342,7 +347,7 @@ def read_json_text(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Itera
             texts = pa.array([json.dumps(v, separators=(",", ":")) for v in chunk], pa.string())
             lines = pa.array(range(start + 1, start + len(chunk) + 1), pa.int64())
             state.rows += len(chunk)
-            yield pa.RecordBatch.from_arrays([texts, lines], names=["c1", LINE_COLUMN])
+            yield pa.RecordBatch.from_arrays([texts, lines], schema=JSON_TEXT_SCHEMA)
         return
     # Newline-delimited: every non-empty line is one record, read as a single string column.
     reader = pcsv.open_csv(
@@ -357,7 +362,7 @@ def read_json_text(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Itera
         keep = pc.not_equal(text, "")
         lines = pa.array(range(seen + 1, seen + batch.num_rows + 1), pa.int64())
         seen += batch.num_rows
-        out = pa.RecordBatch.from_arrays([text, lines], names=["c1", LINE_COLUMN]).filter(keep)
+        out = pa.RecordBatch.from_arrays([text, lines], schema=JSON_TEXT_SCHEMA).filter(keep)
         state.rows += out.num_rows
         yield out
 

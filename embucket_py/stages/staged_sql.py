@@ -69,8 +69,8 @@ def stage_reference(select: exp.Select) -> exp.Table | None:
 def stage_options(table: exp.Table) -> dict[str, str]:
     """(FILE_FORMAT => 'f', PATTERN => '...') written after a stage in FROM."""
     options = {}
-    for key in ("format", "pattern"):
+    for key, name in (("format", "FILE_FORMAT"), ("pattern", "PATTERN")):
         value = table.args.get(key)
         if value is not None:
-            options[key.upper()] = value.name
+            options[name] = value.name
     return options

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import snowflake.connector
 
 
 @pytest.fixture
@@ -133,3 +134,13 @@ def test_create_table_using_template_then_load(cur) -> None:
         "COPY INTO copied FROM @st/p/ FILE_FORMAT=(FORMAT_NAME='pq') MATCH_BY_COLUMN_NAME=CASE_SENSITIVE"
     )
     assert cur.execute("SELECT * FROM copied ORDER BY id").fetchall() == [(1, "a"), (2, "b")]
+
+
+def test_named_format_in_a_staged_query_reads_json_records(cur, put) -> None:
+    put("r.json", b'{"x": 1}\n{"x": 2}\n')
+    cur.execute("CREATE FILE FORMAT jf TYPE=JSON")
+    rows = cur.execute("SELECT $1:x::INT FROM @st/r.json (FILE_FORMAT => 'jf') ORDER BY 1").fetchall()
+    assert rows == [(1,), (2,)]
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
+        cur.execute("SELECT $1 FROM @st/r.json (FILE_FORMAT => 'missing')")
+    assert e.value.errno == 2003
