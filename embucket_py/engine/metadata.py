@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pyiceberg.table import Table
 
 from embucket_py import naming
+from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import keys, variables
@@ -30,6 +32,7 @@ from embucket_py.engine.metadata_columns import (
     SCHEMAS,
     TABLES,
     TERSE,
+    TIMESTAMP_LTZ,
     VARIABLES,
     VIEWS,
     Columns,
@@ -37,7 +40,13 @@ from embucket_py.engine.metadata_columns import (
 from embucket_py.engine.parameters import parameter_rows
 from embucket_py.engine.query import plan
 from embucket_py.engine.result import QueryResult, StatementType, constant
-from embucket_py.errors import ObjectNotFound, SnowflakeError, SqlCompilationError, object_not_found
+from embucket_py.errors import (
+    ObjectNotFound,
+    SnowflakeError,
+    SqlCompilationError,
+    Unsupported,
+    object_not_found,
+)
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
@@ -383,6 +392,41 @@ def _column_rows(tables: Tables, d: ShowDef, ctx: SqlContext) -> Iterator[dict[s
                 "autoincrement": "",
                 "schema_evolution_record": None,
             }
+
+
+def with_history(tables: Tables, d: ShowDef, live: QueryResult) -> QueryResult:
+    """SHOW TABLES | SCHEMAS | DATABASES HISTORY: the live objects plus the dropped ones still
+    restorable, with an extra `dropped_on` column (NULL for live objects).
+    https://docs.snowflake.com/en/sql-reference/sql/show-tables#parameters"""
+    if d.kind not in ("TABLES", "SCHEMAS", "DATABASES"):
+        raise Unsupported(f"SHOW {d.kind} HISTORY is not supported.")
+    columns = [(c.name, c.type) for c in live.columns] + [("dropped_on", TIMESTAMP_LTZ)]
+    rows = [row | {"dropped_on": None} for batch in live.batches for row in batch.to_pylist()]
+    kind = d.kind[:-1] if d.kind != "SCHEMAS" else "SCHEMA"
+    scoped = {
+        "TABLES": (d.database, d.schema),
+        "SCHEMAS": (d.database, None),
+        "DATABASES": (None, None),
+    }[d.kind]
+    gone = []
+    for entry in dropped_of(tables.metastore).entries(kind, *scoped):
+        name = {"TABLE": entry.name, "SCHEMA": entry.schema, "DATABASE": entry.database}[kind]
+        gone.append(
+            {
+                "created_on": entry.created_on,
+                "name": name,
+                "database_name": entry.database,
+                "schema_name": entry.schema,
+                "kind": "TABLE" if kind == "TABLE" else None,
+                "comment": entry.comment,
+                "owner": OWNER,
+                "retention_time": str(entry.retention_days),
+                "dropped_on": datetime.fromtimestamp(entry.dropped_ms / 1000, UTC),
+            }
+        )
+    return _result(
+        columns, rows + _filtered(gone, replace(d, limit=None, from_name=None)), StatementType.SHOW
+    )
 
 
 # --- DESCRIBE ------------------------------------------------------------------------------------

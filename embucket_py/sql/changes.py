@@ -83,6 +83,20 @@ def _join(sources: list[exp.Expression]) -> exp.Expression | None:
     return select.subquery("__src")
 
 
+def _of_source(value: exp.Expression, source: exp.Expression) -> exp.Expression:
+    """In WHEN NOT MATCHED ... INSERT VALUES (...) no target row exists, so a bare column name
+    is the source's (dbt writes `VALUES ("ID", ...)`): qualify it with the source's name."""
+    alias = source.args.get("alias")
+    name = alias.this if alias is not None else source.this if isinstance(source, exp.Table) else None
+    if not isinstance(name, exp.Identifier):
+        return value
+    value = value.copy()
+    for column in value.find_all(exp.Column):
+        if not column.table:
+            column.set("table", name.copy())
+    return value
+
+
 def row_change(tree: exp.Expression, ctx: SqlContext) -> RowChange:
     true = exp.true()
     if isinstance(tree, exp.Update):
@@ -109,7 +123,7 @@ def row_change(tree: exp.Expression, ctx: SqlContext) -> RowChange:
             if isinstance(then, exp.Update):
                 clauses.append(Clause(UPDATE, matched, condition, _assignments(then.expressions)))
             elif isinstance(then, exp.Insert):
-                values = list(then.expression.expressions)
+                values = [_of_source(v, tree.args["using"]) for v in then.expression.expressions]
                 if then.this is None:
                     clauses.append(Clause(INSERT, matched, condition, positional=values))
                 else:
