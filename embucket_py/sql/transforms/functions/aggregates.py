@@ -101,8 +101,30 @@ def _conditional_true_event(window: exp.Window) -> exp.Expression:
     return running
 
 
+# Aggregates rewritten into an expression over several built-in aggregates.
+_COMPOSITE = (exp.BoolxorAgg, exp.Skewness, exp.Kurtosis)
+_AGGREGATE_CALLS = frozenset({"var_pop", "var_samp", "stddev_samp"})
+
+
+def _composite_window(node: exp.Window) -> exp.Expression:
+    """OVER (...) of an aggregate rewritten into an expression: the window goes on each aggregate."""
+    expression = _rewrite(node.this)
+
+    def over(part: exp.Expression) -> exp.Expression:
+        is_call = isinstance(part, exp.Anonymous) and part.name.lower() in _AGGREGATE_CALLS
+        if not isinstance(part, exp.AggFunc) and not is_call:
+            return part
+        window = node.copy()
+        window.set("this", part.copy())
+        return window
+
+    return expression.transform(over, copy=False)
+
+
 def _window(node: exp.Window) -> exp.Expression:
     inner = node.this
+    if isinstance(inner, _COMPOSITE):
+        return _composite_window(node)
     name = inner.name.upper() if isinstance(inner, exp.Anonymous) else ""
     if name == "RATIO_TO_REPORT":
         return _ratio_to_report(node)
@@ -119,7 +141,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.AnyValue):
         return call("first_value", node.this)
     if isinstance(node, exp.ApproxQuantile):
-        return call("approx_percentile_cont", cast(node.this, "DOUBLE"), node.args["quantile"])
+        # Exact interpolation: what Snowflake's t-digest returns whenever its digest holds every
+        # value, where DataFusion's own digest interpolates differently (0.6 for p10 of 0..10).
+        return call("percentile_cont", cast(node.this, "DOUBLE"), node.args["quantile"])
     if isinstance(node, exp.Median):
         return call("median", node.this)
     if isinstance(node, exp.Mode):

@@ -166,6 +166,54 @@ def _ntz_literal(node: exp.Cast) -> exp.Expression:
     return node
 
 
+# Formats of TO_BINARY / TO_VARCHAR(binary): https://docs.snowflake.com/en/sql-reference/binary-input-output
+BINARY_FORMATS = ("HEX", "BASE64", "UTF-8", "UTF8")
+_VALID_TEXT = {
+    "HEX": r"^\s*([0-9A-Fa-f]{2})*\s*$",
+    "BASE64": r"^\s*([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?\s*$",
+}
+
+
+def binary_format(fmt: exp.Expression | None, default: str = "HEX") -> str | None:
+    """The binary format a literal names (None: not a binary format)."""
+    if fmt is None:
+        return default
+    if not isinstance(fmt, exp.Literal) or not fmt.is_string:
+        raise Unsupported("a binary format that is not a constant string")
+    name = fmt.name.strip().upper()
+    return name if name in BINARY_FORMATS else None
+
+
+def _to_binary(node: exp.ToBinary) -> exp.Expression:
+    """TO_BINARY / TRY_TO_BINARY(text [, 'HEX' | 'BASE64' | 'UTF-8']); TRY_ gives NULL for text
+    the format cannot decode. https://docs.snowflake.com/en/sql-reference/functions/to_binary"""
+    fmt = binary_format(node.args.get("format"))
+    if fmt is None:
+        raise Unsupported(f"TO_BINARY format {node.args['format'].sql()}")
+    value = node.this
+    if fmt in ("UTF-8", "UTF8"):
+        return exp.Cast(this=cast(value, "VARCHAR"), to=exp.DataType.build("BINARY"))
+    text = call("btrim", cast(value, "VARCHAR"))
+    decoded = call("decode", text, string(fmt.lower()))
+    if not node.args.get("safe"):
+        return decoded
+    valid = call("regexp_like", text.copy(), string(_VALID_TEXT[fmt]))
+    return exp.Case(ifs=[exp.If(this=valid, true=decoded)])
+
+
+def binary_to_text(value: exp.Expression, fmt: str) -> exp.Expression:
+    """TO_VARCHAR(binary, format)."""
+    if fmt == "HEX":
+        return call("upper", call("encode", value, string("hex")))
+    if fmt == "BASE64":
+        raw = call("encode", value, string("base64"))
+        # DataFusion leaves out the padding Snowflake writes.
+        quads = intdiv(exp.Add(this=call("length", raw.copy()), expression=number(3)), number(4))
+        size = mul(quads, number(4))
+        return call("rpad", raw, size, string("="))
+    return cast(value, "VARCHAR")
+
+
 def _zoned_cast(node: exp.Cast) -> exp.Expression:
     """A string, DATE or TIMESTAMP_NTZ cast to TIMESTAMP_LTZ/TZ is a wall clock in the session's zone."""
     kind = kind_of(node.this)
@@ -199,6 +247,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _to_double(node)
     if isinstance(node, exp.ToBoolean):
         return _to_boolean(node)
+    if isinstance(node, exp.ToBinary):
+        return _to_binary(node)
     if type(node) is exp.Cast:
         return _ntz_literal(node)
     return node

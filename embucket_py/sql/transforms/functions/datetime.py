@@ -10,7 +10,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
-from embucket_py.sql.transforms.functions.conversion import to_timestamp
+from embucket_py.sql.transforms.functions.conversion import BINARY_FORMATS, binary_to_text, to_timestamp
 from embucket_py.sql.transforms.functions.temporal import (
     SECONDS,
     SUB_DAY,
@@ -290,7 +290,45 @@ def _add_months(value: exp.Expression, amount: exp.Expression) -> exp.Expression
     value = as_temporal(value)
     moved = add(value, interval(amount, "month"))
     at_end = exp.EQ(this=cast(value, "DATE"), expression=_last_day(value, "month"))
-    return exp.Case(ifs=[exp.If(this=at_end, true=_last_day(moved, "month"))], default=moved.copy())
+    end = _last_day(moved, "month")
+    if kind_of(value) != "date":
+        # A timestamp keeps its time of day (and its type) on the month's last day.
+        days = int64(sub(end, cast(moved.copy(), "DATE")))
+        end = add(moved.copy(), interval(days, "day"))
+    return exp.Case(ifs=[exp.If(this=at_end, true=end)], default=moved.copy())
+
+
+def _months_between(first: exp.Expression, second: exp.Expression) -> exp.Expression:
+    """Whole months from the year and month parts; the fraction from days and times over 31-day
+    months, none when the days match or both are month ends.
+    https://docs.snowflake.com/en/sql-reference/functions/months_between"""
+    first, second = as_temporal(first), as_temporal(second)
+
+    def months(v: exp.Expression) -> exp.Expression:
+        year = int64(call("date_part", string("year"), v))
+        return add(mul(year, number(12)), int64(call("date_part", string("month"), v.copy())))
+
+    def day(v: exp.Expression) -> exp.Expression:
+        return int64(call("date_part", string("day"), v))
+
+    def seconds(v: exp.Expression) -> exp.Expression:
+        epoch = call("date_part", string("epoch"), v)
+        return sub(epoch, call("date_part", string("epoch"), call("date_trunc", string("day"), v.copy())))
+
+    whole = sub(months(first), months(second))
+    days = add(
+        sub(day(first.copy()), day(second.copy())),
+        exp.Div(this=sub(seconds(first.copy()), seconds(second.copy())), expression=number(86400.0)),
+    )
+    fraction = exp.Div(this=days, expression=number(31.0))
+    same_day = exp.EQ(this=day(first.copy()), expression=day(second.copy()))
+    month_ends = exp.And(
+        this=exp.EQ(this=cast(first.copy(), "DATE"), expression=_last_day(first.copy(), "month")),
+        expression=exp.EQ(this=cast(second.copy(), "DATE"), expression=_last_day(second.copy(), "month")),
+    )
+    exact = exp.Or(this=same_day, expression=month_ends)
+    total = add(whole, exp.Case(ifs=[exp.If(this=exact, true=number(0))], default=fraction))
+    return cast(call("round", total, number(6)), "NUMBER(38, 6)")
 
 
 def _date_from_parts(year: exp.Expression, month: exp.Expression, day: exp.Expression) -> exp.Expression:
@@ -409,6 +447,8 @@ def _to_char(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     if fmt is None:
         return node
+    if isinstance(fmt, exp.Literal) and fmt.is_string and fmt.name.strip().upper() in BINARY_FORMATS:
+        return binary_to_text(node.this, fmt.name.strip().upper())
     chrono = chrono_format(fmt) if isinstance(node, exp.TimeToStr) else snowflake_format(fmt)
     return call("to_char", as_temporal(node.this), chrono)
 
@@ -429,6 +469,7 @@ _SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] 
     exp.Dayname: lambda n: call("to_char", as_temporal(n.this), string("%a")),
     exp.Monthname: lambda n: call("to_char", as_temporal(n.this), string("%b")),
     exp.AddMonths: lambda n: _add_months(n.this, n.expression),
+    exp.MonthsBetween: lambda n: _months_between(n.this, n.expression),
     exp.DateFromParts: lambda n: _date_from_parts(n.args["year"], n.args["month"], n.args["day"]),
     exp.TimeFromParts: _time_from_parts,
     exp.TimestampFromParts: _timestamp_from_parts_node,

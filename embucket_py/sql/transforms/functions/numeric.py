@@ -85,7 +85,30 @@ def _floor_ceil(node: exp.Expression, name: str) -> exp.Expression:
     )
 
 
+def _width_bucket(node: exp.WidthBucket) -> exp.Expression:
+    """Equal-width buckets 1..n over [min, max); 0 below min, n + 1 from max up.
+    https://docs.snowflake.com/en/sql-reference/functions/width_bucket"""
+    value = cast(node.this, "DOUBLE")
+    low, high = cast(node.args["min_value"], "DOUBLE"), cast(node.args["max_value"], "DOUBLE")
+    buckets = node.args["num_buckets"]
+    width = exp.Div(this=paren(exp.Sub(this=high, expression=low)), expression=cast(buckets, "DOUBLE"))
+    offset = exp.Div(this=paren(exp.Sub(this=value, expression=low.copy())), expression=paren(width))
+    inside = exp.Add(this=cast(call("floor", offset), "BIGINT"), expression=number(1))
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.LT(this=value.copy(), expression=low.copy()), true=number(0)),
+            exp.If(
+                this=exp.GTE(this=value.copy(), expression=high.copy()),
+                true=exp.Add(this=cast(buckets.copy(), "BIGINT"), expression=number(1)),
+            ),
+        ],
+        default=inside,
+    )
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.WidthBucket):
+        return _width_bucket(node)
     if isinstance(node, exp.Div) and not node.args.get("typed"):
         return _divide(node.this, node.expression)
     if isinstance(node, exp.If) and isinstance(node.args.get("false"), exp.Div):
