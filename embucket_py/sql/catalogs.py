@@ -236,6 +236,9 @@ def _kind(parser: _Parser, plural: bool = False) -> str | None:
     return None
 
 
+_OTHER_DATABASE = re.compile(r"\s*CREATE\s+(OR\s+REPLACE\s+)?(TRANSIENT\s+)?DATABASE\b", re.IGNORECASE)
+
+
 def parse_statement(text: str) -> CatalogStatement | None:
     """The statement, if it is one of this module's; None for any other statement.
 
@@ -243,7 +246,13 @@ def parse_statement(text: str) -> CatalogStatement | None:
         SyntaxError_: one of these statements, written wrongly.
         Unsupported: a CREATE DATABASE mixing an external binding with other options.
     """
-    parser = _Parser(_tokens(text))
+    try:
+        tokens = _tokens(text)
+    except SyntaxError_:
+        if _OTHER_DATABASE.match(text):
+            return None  # CREATE DATABASE ... CLONE x AT(TIMESTAMP => ...) and such: not ours
+        raise
+    parser = _Parser(tokens)
     if parser.accept("SHOW"):
         kind = _kind(parser, plural=True)
         if kind is None:

@@ -70,6 +70,7 @@ def test_create_integration_lists_and_words() -> None:
             CreateBoundDatabase("D", "V", None, None, True),
         ),
         ("CREATE DATABASE d", None),
+        ("CREATE DATABASE d CLONE e AT(TIMESTAMP => '2024-01-01'::TIMESTAMP)", None),
         ("SHOW DATABASES", None),
         ("DROP TABLE t", None),
     ],
