@@ -65,6 +65,8 @@ def source_of(
     assert d.url is not None
     root, _, path = d.url.partition("://")
     bucket, _, rest = path.partition("/")
+    if root.lower() == "file":
+        bucket, rest = "/", path.lstrip("/")  # file:///dir/: the root of the file system
     store = StageStore(f"{root}://{bucket}", d.credentials, d.options.get("ENDPOINT"))
     fmt = resolver.named_or_inline(inline or {}, session, ctx)
     return Source(store, rest, store.root, fmt), None

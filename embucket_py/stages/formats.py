@@ -386,11 +386,12 @@ def read_json_columns(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> It
 def read_parquet(source: Any, fmt: FileFormat, state: ReadState) -> Iterator[pa.RecordBatch]:
     """Parquet row groups as batches (columns keep their names and types)."""
     try:
-        parquet = pq.ParquetFile(source)
+        # No pre-buffering and one thread: a row group is decoded batch by batch, not held whole.
+        parquet = pq.ParquetFile(source, pre_buffer=False)
     except pa.ArrowInvalid as e:
         raise FileFormatError(str(e)) from None
     as_text = bool(fmt.option("BINARY_AS_TEXT"))
-    for batch in parquet.iter_batches(batch_size=65536):
+    for batch in _batches(parquet.iter_batches(batch_size=65536, use_threads=False)):
         if as_text:
             columns = [
                 c.cast(pa.string()) if pa.types.is_binary(c.type) or pa.types.is_large_binary(c.type) else c
