@@ -24,8 +24,10 @@ from embucket_py.engine.functions import aggregates as _aggregates  # noqa: E402
 from embucket_py.engine.functions import conversion as _conversion  # noqa: E402
 from embucket_py.engine.functions import generation as _generation  # noqa: E402
 from embucket_py.engine.functions import numeric as _numeric  # noqa: E402
+from embucket_py.engine.functions import windows as _windows  # noqa: E402
 
 _FAMILIES += [_conversion.register, _numeric.register, _aggregates.register, _generation.register]
+_FAMILIES.append(_windows.register)
 
 from embucket_py.engine.functions import hashing as _hashing  # noqa: E402
 from embucket_py.engine.functions import regex as _regex  # noqa: E402

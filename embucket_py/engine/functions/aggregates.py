@@ -13,6 +13,8 @@ from datafusion import Accumulator, SessionContext, udaf
 class _Mode(Accumulator):
     """Keeps value counts; ties go to the smallest value, so the answer does not depend on order."""
 
+    value_type: pa.DataType = pa.float64()
+
     def __init__(self) -> None:
         self._values: list[pa.Array] = []
         self._counts: list[pa.Array] = []
@@ -34,7 +36,7 @@ class _Mode(Accumulator):
 
     def _table(self) -> pa.Table:
         if not self._values:
-            return pa.table({"v": pa.array([], pa.float64()), "c": pa.array([], pa.int64())})
+            return pa.table({"v": pa.array([], self.value_type), "c": pa.array([], pa.int64())})
         table = pa.table({"v": pa.concat_arrays(self._values), "c": pa.concat_arrays(self._counts)})
         return table.group_by("v").aggregate([("c", "sum")]).rename_columns(["v", "c"])
 
@@ -43,20 +45,30 @@ class _Mode(Accumulator):
         return [
             pa.scalar(
                 table.to_struct_array().to_pylist(),
-                pa.list_(pa.struct([("v", pa.float64()), ("c", pa.int64())])),
+                pa.list_(pa.struct([("v", self.value_type), ("c", pa.int64())])),
             )
         ]
 
     def evaluate(self) -> pa.Scalar:
         table = self._table()
         if table.num_rows == 0:
-            return pa.scalar(None, pa.float64())
+            return pa.scalar(None, self.value_type)
         best = table.sort_by([("c", "descending"), ("v", "ascending")])
-        return pa.scalar(best.column("v")[0].as_py(), pa.float64())
+        return pa.scalar(best.column("v")[0].as_py(), self.value_type)
+
+
+class _TextMode(_Mode):
+    """MODE of strings (Snowflake's MODE keeps its argument's type)."""
+
+    value_type = pa.string()
 
 
 _STATE = pa.list_(pa.struct([("v", pa.float64()), ("c", pa.int64())]))
-_UDAFS = [udaf(_Mode, [pa.float64()], pa.float64(), [_STATE], "immutable", "sf_mode")]
+_TEXT_STATE = pa.list_(pa.struct([("v", pa.string()), ("c", pa.int64())]))
+_UDAFS = [
+    udaf(_Mode, [pa.float64()], pa.float64(), [_STATE], "immutable", "sf_mode"),
+    udaf(_TextMode, [pa.string()], pa.string(), [_TEXT_STATE], "immutable", "sf_mode_text"),
+]
 
 
 def register(ctx: SessionContext) -> None:

@@ -8,8 +8,19 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from embucket_py.errors import Unsupported
-from embucket_py.sql.transforms.functions.temporal import add, call, cast, div, mul, number, rewrite_all, sub
+from embucket_py.sql.context import active
+from embucket_py.sql.transforms.functions.column_kinds import stored_kind
+from embucket_py.sql.transforms.functions.temporal import (
+    add,
+    call,
+    cast,
+    div,
+    kind_of,
+    mul,
+    number,
+    rewrite_all,
+    sub,
+)
 
 
 def _bool(node: exp.Expression) -> exp.Expression:
@@ -131,7 +142,12 @@ def _window(node: exp.Window) -> exp.Expression:
     if name == "CONDITIONAL_TRUE_EVENT":
         return _conditional_true_event(node)
     if name == "CONDITIONAL_CHANGE_EVENT":
-        raise Unsupported("CONDITIONAL_CHANGE_EVENT")
+        (value,) = inner.expressions
+        window = node.copy()
+        # Values compare as text: one window UDF for every type (equal values, equal text).
+        window.set("this", call("sf_conditional_change_event", cast(value, "VARCHAR")))
+        window.set("spec", None)
+        return window
     return node
 
 
@@ -147,7 +163,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Median):
         return call("median", node.this)
     if isinstance(node, exp.Mode):
-        return call("sf_mode", node.this)
+        text = kind_of(node.this) == "string" or stored_kind(node.this, active()) == "TEXT"
+        return call("sf_mode_text" if text else "sf_mode", node.this)
     if isinstance(node, exp.CountIf):
         return _count_if(node)
     if isinstance(node, exp.BoolxorAgg):

@@ -190,3 +190,29 @@ def _expression_kind(node: exp.Expression, ctx: SqlContext, depth: int) -> Sourc
     if isinstance(node, exp.Predicate | exp.Connector | exp.Not):
         return Source.PLAIN
     return Source.UNKNOWN
+
+
+def stored_kind(node: exp.Expression, ctx: SqlContext | None) -> str | None:
+    """The declared type kind (TEXT, FIXED, ...) of a column read straight from the one stored
+    table of its SELECT; None when it is anything else or cannot be told."""
+    if ctx is None or ctx.column_kinds is None or not isinstance(node, exp.Column):
+        return None
+    if not isinstance(node.this, exp.Identifier):
+        return None
+    select = node.find_ancestor(exp.Select)
+    if select is None:
+        return None
+    sources = _sources(select)
+    if len(sources) != 1 or not isinstance(sources[0], exp.Table):
+        return None
+    table = sources[0]
+    alias = table.args.get("alias")
+    if not isinstance(table.this, exp.Identifier) or (alias is not None and alias.columns):
+        return None
+    if table.args.get("db") is None and normalize(table.this) in _ctes_around(table):
+        return None
+    try:
+        kinds = ctx.column_kinds(qualify(table_parts(table), ctx, "query"))
+    except Exception:
+        return None
+    return (kinds or {}).get(normalize(node.this))
