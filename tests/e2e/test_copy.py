@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -127,3 +130,27 @@ def test_validation_mode_returns_rows(staged) -> None:
     assert [c.name for c in staged.description] == ["ID", "NAME", "AMOUNT"]
     assert [(r[0], r[1]) for r in rows] == [(10, "fig")]
     assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(1,)]
+
+
+def test_cli_load_runs_the_same_copy(server, database, cur, tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("1,x\n2,y\n")
+    (tmp_path / "b.csv").write_text("3,z\n")
+    cur.execute("CREATE TABLE cli (id INT, v VARCHAR)")
+    python = os.environ.get("EMBUCKET_SERVER_PYTHON", sys.executable)
+    command = [python, "-m", "embucket_py", "load", f"{tmp_path}/*.csv", "cli", "--quiet"]
+    command += [
+        "--data-dir",
+        str(server.data_dir),
+        "--default-database",
+        database,
+        "--default-schema",
+        "PUBLIC",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [line.split("\t")[1:4] for line in done.stdout.splitlines()] == [
+        ["LOADED", "2", "2"], ["LOADED", "1", "1"]
+    ]  # fmt: skip
+    assert cur.execute("SELECT * FROM cli ORDER BY id").fetchall() == [(1, "x"), (2, "y"), (3, "z")]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.stdout.strip() == "Copy executed with 0 files processed."
