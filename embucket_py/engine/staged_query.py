@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from sqlglot import exp
 
 from embucket_py import naming
@@ -198,8 +199,6 @@ def _infer_schema(
 
 
 def _file_schema(request: FileRequest, fmt: FileFormat) -> pa.Schema:
-    import pyarrow.parquet as pq
-
     if fmt.type == "PARQUET":
         with request.store.open_random(request.file.path) as f:
             return pq.read_schema(f)

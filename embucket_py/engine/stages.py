@@ -7,6 +7,7 @@ downloads), which the server turns into the v1 protocol's stageInfo for the clie
 from __future__ import annotations
 
 import glob
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine.metadata import like_matches
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
@@ -30,7 +32,6 @@ from embucket_py.types import MAX_VARCHAR, SfType
 TEXT = SfType("TEXT", length=MAX_VARCHAR)
 NUMBER = SfType("FIXED", 38, 0)
 TIMESTAMP = SfType("TIMESTAMP_LTZ", scale=3)
-BOOLEAN_TEXT = TEXT
 
 
 @dataclass(frozen=True)
@@ -206,8 +207,6 @@ def _like(tree: exp.Show) -> str | None:
 
 
 def show(resolver: StageResolver, session: Session, tree: exp.Show, ctx: SqlContext) -> QueryResult:
-    from embucket_py.engine.metadata import like_matches
-
     database, schema = _show_scope(tree, ctx)
     pattern = _like(tree)
     if tree.name.upper() == "STAGES":
@@ -288,8 +287,6 @@ def show(resolver: StageResolver, session: Session, tree: exp.Show, ctx: SqlCont
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value, separators=(",", ":"))
 
 

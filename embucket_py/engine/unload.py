@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 from sqlglot import exp
@@ -215,7 +216,7 @@ def _partitioned(
     column = data.column(len(names) - 1)
     writers: list[_FileWriter] = []
     for value in sorted({v for v in column.to_pylist()}, key=lambda v: (v is None, str(v))):
-        mask = pa.compute.is_null(column) if value is None else pa.compute.equal(column, value)
+        mask = pc.is_null(column) if value is None else pc.equal(column, value)
         part = data.filter(mask).drop_columns([data.schema.names[-1]])
         sub = "_NULL_" if value is None else str(value)
         writers += _write(

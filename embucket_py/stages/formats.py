@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
@@ -312,8 +313,6 @@ def _shift_lines(lines: pa.Array, bad_lines: list[int]) -> pa.Array:
     values = lines.to_numpy()
     bad = pa.array(bad_lines, pa.int64()).to_numpy()
     # A good row's k-th position maps to the k-th line not taken by a bad row.
-    import numpy as np
-
     shift = np.searchsorted(bad - np.arange(len(bad)), values, side="right")
     return pa.array(values + shift)
 
