@@ -225,6 +225,20 @@ class Dropped:
                 for r in conn.execute(query)
             ]
 
+    def entries(self, kind: str, database: str | None = None, schema: str | None = None) -> list[sa.Row]:
+        """Dropped objects of a kind still within retention (SHOW ... HISTORY), newest first."""
+        self.purge()
+        where = [dropped_table.c.kind == kind]
+        if kind == "DATABASE":
+            where.append(dropped_table.c.top.is_(True))
+        if database is not None:
+            where.append(dropped_table.c.database == database)
+        if schema is not None:
+            where.append(dropped_table.c.schema == schema)
+        query = sa.select(dropped_table).where(*where).order_by(dropped_table.c.dropped_ms.desc())
+        with self.metastore.engine.connect() as conn:
+            return list(conn.execute(query))
+
 
 def _row(
     kind: str,

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session as OrmSession
 from embucket_py import naming
 from embucket_py.catalog import dropped
 from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.views import Views
 from embucket_py.errors import (
@@ -147,7 +148,7 @@ class Tables:
                 return False
             if not replace:
                 raise already_exists("Table", ref.name)
-            cat.drop_table(ref.identifier)
+            Tables.drop(self, ref)  # the replaced table stays restorable by UNDROP, as a drop leaves it
         fields = [
             NestedField(
                 i + 1, naming.stored(c.name), to_iceberg(c.type), required=not c.nullable, doc=c.comment
@@ -289,7 +290,7 @@ class Tables:
         if not ref.name.startswith(TEMPORARY_PREFIX):
             table = self.load(ref)
             assert table.metadata_location is not None
-            retention = dropped.retention_of(table.properties)
+            retention = retention_of(self.metastore).of_table(ref.database, ref.schema, table.properties)
             dropped.dropped_of(self.metastore).remember_table(
                 ref.database, ref.schema, ref.name, table.metadata_location, retention
             )

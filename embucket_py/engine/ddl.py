@@ -5,17 +5,18 @@ from __future__ import annotations
 import threading
 
 from embucket_py import naming
-from embucket_py.catalog.dropped import dropped_of
+from embucket_py.catalog.dropped import RETENTION_PROPERTY, dropped_of
+from embucket_py.catalog.retention import check_days, retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine import clustering
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, status
 from embucket_py.engine.time_travel import resolve
-from embucket_py.errors import ObjectAlreadyExists
+from embucket_py.errors import ObjectAlreadyExists, object_not_found
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.ddl import ColumnDef, ObjectDef
+from embucket_py.sql.ddl import ColumnDef, ObjectDef, RetentionChange
 from embucket_py.sql.dml import insert_select
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.views import view_query
@@ -29,11 +30,11 @@ def create(
     shown = naming.quote(d.parts[-1])
     if d.kind == "DATABASE":
         if d.replace and metastore.database_exists(d.parts[0]):
-            metastore.drop_database(d.parts[0])
+            _drop_database(tables, d.parts[0])  # restorable by UNDROP once the new one is renamed
         created = metastore.create_database(d.parts[0], if_not_exists=d.if_exists, comment=d.comment)
     elif d.kind == "SCHEMA":
-        if d.replace:
-            metastore.drop_schema(d.parts[0], d.parts[1], if_exists=True)
+        if d.replace and metastore.schema_exists(d.parts[0], d.parts[1]):
+            _drop_schema(tables, d.parts[0], d.parts[1])
         created = metastore.create_schema(d.parts[0], d.parts[1], if_not_exists=d.if_exists)
     elif d.kind == "VIEW":
         created = _create_view(tables, d, ctx, source)
@@ -41,7 +42,60 @@ def create(
         created = _create_table(tables, d, ctx, source, cancel)
     if not created:
         return status(f"{shown} already exists, statement succeeded.")
+    if d.retention_days is not None:
+        set_retention(tables, RetentionChange(d.kind, d.parts, d.retention_days))
     return status(f"{d.kind.capitalize()} {shown} successfully created.")
+
+
+def set_retention(tables: Tables, change: RetentionChange) -> QueryResult:
+    """DATA_RETENTION_TIME_IN_DAYS set (or unset: None) on a table, schema or database.
+
+    Raises:
+        ObjectNotFound / SqlCompilationError (a value out of range).
+    """
+    days = None if change.days is None else check_days(change.days)
+    if change.kind == "TABLE":
+        ref = TableName(*change.parts)
+        if change.if_exists and not tables.exists(ref):
+            return status("Statement executed successfully.")
+        table = tables.load(ref)
+        tx = table.transaction()
+        if days is None:
+            if RETENTION_PROPERTY in table.properties:
+                tx.remove_properties(RETENTION_PROPERTY)
+        else:
+            tx.set_properties({RETENTION_PROPERTY: str(days)})
+        tables.finish(ref, table, tx, appends_only=False)
+        return status("Statement executed successfully.")
+    database = change.parts[0]
+    schema = change.parts[1] if change.kind == "SCHEMA" else None
+    exists = (
+        tables.metastore.schema_exists(database, schema)
+        if schema is not None
+        else tables.metastore.database_exists(database)
+    )
+    if not exists:
+        if change.if_exists:
+            return status("Statement executed successfully.")
+        raise object_not_found(change.kind.capitalize(), ".".join(change.parts))
+    retention_of(tables.metastore).set(database, schema, days)
+    return status("Statement executed successfully.")
+
+
+def _drop_database(tables: Tables, database: str) -> None:
+    metastore = tables.metastore
+    dropped_of(metastore).remember_database(database, retention_of(metastore).of_database(database))
+    metastore.drop_database(database)
+    retention_of(metastore).forget(database)
+
+
+def _drop_schema(tables: Tables, database: str, schema: str) -> None:
+    metastore = tables.metastore
+    dropped_of(metastore).remember_schema(
+        database, schema, retention_of(metastore).of_schema(database, schema)
+    )
+    metastore.drop_schema(database, schema)
+    retention_of(metastore).forget(database, schema)
 
 
 def _create_table(
@@ -132,12 +186,16 @@ def drop(tables: Tables, d: ObjectDef) -> QueryResult:
     metastore = tables.metastore
     if d.kind == "DATABASE":
         if metastore.database_exists(d.parts[0]):
-            dropped_of(metastore).remember_database(d.parts[0])  # for UNDROP DATABASE
-        dropped = metastore.drop_database(d.parts[0], if_exists=d.if_exists)
+            _drop_database(tables, d.parts[0])  # kept for UNDROP DATABASE
+            dropped = True
+        else:
+            dropped = metastore.drop_database(d.parts[0], if_exists=d.if_exists)
     elif d.kind == "SCHEMA":
         if metastore.schema_exists(d.parts[0], d.parts[1]):
-            dropped_of(metastore).remember_schema(d.parts[0], d.parts[1])  # for UNDROP SCHEMA
-        dropped = metastore.drop_schema(d.parts[0], d.parts[1], if_exists=d.if_exists)
+            _drop_schema(tables, d.parts[0], d.parts[1])  # kept for UNDROP SCHEMA
+            dropped = True
+        else:
+            dropped = metastore.drop_schema(d.parts[0], d.parts[1], if_exists=d.if_exists)
     elif d.kind == "VIEW":
         dropped = tables.views.drop(*d.parts, if_exists=d.if_exists)
     else:

@@ -13,6 +13,7 @@ from sqlglot import exp
 from embucket_py import __version__
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.retention import WINDOW
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import (
     alter,
@@ -46,7 +47,7 @@ from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext
-from embucket_py.sql.ddl import create_def, drop_def
+from embucket_py.sql.ddl import create_def, drop_def, retention_change
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
@@ -90,6 +91,7 @@ class Engine:
         self.history = history_of(metastore)
         # AT | BEFORE(STATEMENT => id) of a statement this process no longer remembers.
         STATEMENTS.fallback = self.history.times
+        WINDOW.metastore = metastore  # time travel reaches back DATA_RETENTION_TIME_IN_DAYS
         self.parameter_defaults = parameter_defaults
 
     def prepare(self, text: str) -> list[Statement]:
@@ -265,6 +267,8 @@ class Engine:
             return commands.undrop(tables, tree, ctx)
         if isinstance(tree, exp.Use):
             return commands.use(self.metastore, session, tree)
+        if (retention := retention_change(tree, ctx)) is not None:
+            return ddl.set_retention(tables, retention)
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
@@ -286,7 +290,9 @@ class Engine:
         tables = transactions.SessionTables(self.tables, session)
         if isinstance(tree, exp.Describe):
             return metadata.describe(tables, describe_def(tree, ctx), ctx)
-        return metadata.show(tables, session, show_def(tree, ctx), self.parameter_defaults, ctx)
+        shown = show_def(tree, ctx)
+        result = metadata.show(tables, session, shown, self.parameter_defaults, ctx)
+        return metadata.with_history(tables, shown, result) if tree.args.get("history") else result
 
     def _describe(
         self, tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText

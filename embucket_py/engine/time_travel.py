@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pyiceberg.table import Table
 from sqlglot import exp
 
+from embucket_py.catalog.retention import WINDOW
 from embucket_py.catalog.tables import TimeTravelUnavailable, snapshot_as_of, snapshot_of_query
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.sql.context import SqlContext
@@ -85,9 +86,24 @@ def resolve(
         times = log.get(query_id)
         if times is None:
             raise TimeTravelUnavailable(f"Statement {query_id} not found")
-        return Version(snapshot_as_of(table, name, times[0] if point.before else times[1]))
+        return Version(_as_of(table, name, times[0] if point.before else times[1]))
     if point.kind == "OFFSET":
         seconds = float(_evaluate(point.value, "DOUBLE", ctx))  # type: ignore[arg-type]
-        return Version(snapshot_as_of(table, name, int(time.time() * 1000 + seconds * 1000)))
+        return Version(_as_of(table, name, int(time.time() * 1000 + seconds * 1000)))
     moment = _evaluate(point.value, "TIMESTAMP_LTZ", ctx)
-    return Version(snapshot_as_of(table, name, int(moment.timestamp() * 1000)))  # type: ignore[attr-defined]
+    return Version(_as_of(table, name, int(moment.timestamp() * 1000)))  # type: ignore[attr-defined]
+
+
+def _as_of(table: Table, name: str, epoch_ms: int) -> int | None:
+    """The snapshot current at a moment, which must lie within the table's retention period.
+
+    Raises:
+        TimeTravelUnavailable: the moment is older than DATA_RETENTION_TIME_IN_DAYS allows.
+    """
+    earliest = WINDOW.earliest_ms(table)
+    if earliest is not None and epoch_ms < earliest:
+        raise TimeTravelUnavailable(
+            f"Time travel data is not available for table {name}. The requested time is either beyond "
+            "the allowed time travel period or before the object creation time."
+        )
+    return snapshot_as_of(table, name, epoch_ms)

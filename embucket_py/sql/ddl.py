@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -44,6 +45,7 @@ class ObjectDef:
     view_columns: list[str] | None = None  # CREATE VIEW v (a, b) AS ...
     cluster_by: list[str] | None = None  # CREATE TABLE ... CLUSTER BY (a, b)
     like: list[str] | None = None  # CREATE TABLE ... LIKE source
+    retention_days: int | None = None  # DATA_RETENTION_TIME_IN_DAYS = n
 
 
 def _comment(props: exp.Expression | None) -> str | None:
@@ -148,7 +150,77 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         view_columns=view_columns,
         cluster_by=create_cluster_by(props),
         like=_like(props, ctx),
+        retention_days=_retention(props),
     )
+
+
+RETENTION = "DATA_RETENTION_TIME_IN_DAYS"
+
+
+def _retention(props: exp.Expression | None) -> int | None:
+    for prop in props.expressions if props is not None else []:
+        if isinstance(prop, exp.Property) and prop.name.upper() == RETENTION:
+            return _days(prop.args.get("value"))
+    return None
+
+
+def _days(value: exp.Expression | None) -> int:
+    if not (isinstance(value, exp.Literal) and not value.is_string and value.name.isdigit()):
+        raise Unsupported(f"{RETENTION} takes a whole number of days.")
+    return int(value.name)
+
+
+@dataclass(frozen=True)
+class RetentionChange:
+    """ALTER TABLE | SCHEMA | DATABASE ... SET | UNSET DATA_RETENTION_TIME_IN_DAYS."""
+
+    kind: str
+    parts: list[str]
+    days: int | None  # None: UNSET
+    if_exists: bool = False
+
+
+_ALTER_CONTAINER = re.compile(
+    r"^\s*(SCHEMA|DATABASE)\s+(IF\s+EXISTS\s+)?(.+?)\s+(SET|UNSET)\s+DATA_RETENTION_TIME_IN_DAYS"
+    r"(?:\s*=\s*(\S+))?\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def retention_change(tree: exp.Expression, ctx: SqlContext) -> RetentionChange | None:
+    """The retention an ALTER sets or unsets; None for any other statement."""
+    if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
+        actions = tree.args.get("actions") or []
+        if len(actions) != 1:
+            return None
+        action = actions[0]
+        parts = qualify(table_parts(tree.this), ctx, "ALTER TABLE")
+        if isinstance(action, exp.AlterSet):
+            props = [p for ps in action.expressions for p in getattr(ps, "expressions", [ps])]
+            if len(props) == 1 and isinstance(props[0], exp.Property) and props[0].name.upper() == RETENTION:
+                return RetentionChange(
+                    "TABLE", parts, _days(props[0].args.get("value")), bool(tree.args.get("exists"))
+                )
+        unset = isinstance(action, exp.Set) and action.args.get("unset")
+        if unset and [normalize(e) for e in action.expressions] == [RETENTION]:
+            return RetentionChange("TABLE", parts, None, bool(tree.args.get("exists")))
+        return None
+    if not (isinstance(tree, exp.Command) and str(tree.this).upper() == "ALTER"):
+        return None
+    text = tree.expression.name if isinstance(tree.expression, exp.Literal) else str(tree.expression or "")
+    found = _ALTER_CONTAINER.match(text)
+    if found is None:
+        return None
+    kind, exists, name, verb, value = found.groups()
+    kind = kind.upper()
+    target = exp.to_table(name.strip(), dialect="snowflake")
+    if verb.upper() == "SET":
+        if value is None:
+            raise Unsupported(f"ALTER {kind} ... SET {RETENTION} needs a value.")
+        days = _days(exp.Literal.number(value) if value.isdigit() else exp.Literal.string(value))
+    else:
+        days = None
+    return RetentionChange(kind, _object_parts(kind, target, ctx), days, exists is not None)
 
 
 def _like(props: exp.Expression | None, ctx: SqlContext) -> list[str] | None:
