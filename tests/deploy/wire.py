@@ -6,6 +6,7 @@ import base64
 import gzip
 import io
 import json
+import time
 import urllib.request
 import uuid
 from typing import Any
@@ -39,7 +40,13 @@ def login(base: str, database: str = "EMBUCKET", schema: str = "PUBLIC") -> str:
 
 def query(base: str, token: str, sql: str, *, async_exec: bool = False) -> dict[str, Any]:
     body = {"sqlText": sql, "asyncExec": async_exec, "sequenceId": 1, "querySubmissionTime": 0}
-    return post(base, f"/queries/v1/query-request?requestId={uuid.uuid4()}", body, token)
+    answer = post(base, f"/queries/v1/query-request?requestId={uuid.uuid4()}", body, token)
+    # A statement slower than the server's sync wait (a loaded machine) answers "in progress"
+    # with no rows: poll its result URL, as the connector does.
+    while not async_exec and answer.get("code") == "333333":
+        time.sleep(0.2)
+        answer = get(base, answer["data"]["getResultUrl"], token)
+    return answer
 
 
 def rows(data: dict[str, Any]) -> list[tuple[Any, ...]]:
