@@ -52,11 +52,6 @@ def parse_timestamps(values: pa.Array, strict: bool) -> pa.Array:
     integer = pc.fill_null(pc.match_substring_regex(values, _INTEGER), False)
     decimal = pc.and_(pc.fill_null(pc.match_substring_regex(values, _DECIMAL), False), pc.invert(integer))
     iso = pc.fill_null(pc.match_substring_regex(values, _ISO), False)
-    if strict:
-        bad = pc.and_(pc.invert(pc.or_(pc.or_(integer, decimal), iso)), pc.is_valid(values))
-        if pc.any(bad).as_py():
-            first = pc.filter(values, bad)[0].as_py()
-            raise ValueError(f"Timestamp '{first}' is not recognized")
     result = pa.nulls(len(values), _TS)
     if pc.any(integer).as_py():
         micros = _epoch_micros(pc.if_else(integer, values, "0"))
@@ -67,6 +62,28 @@ def parse_timestamps(values: pa.Array, strict: bool) -> pa.Array:
         result = pc.if_else(decimal, pc.cast(micros, _TS), result)
     if pc.any(iso).as_py():
         result = pc.if_else(iso, _iso(pc.if_else(iso, values, "1970-01-01")), result)
+    unknown = pc.and_(pc.invert(pc.or_(pc.or_(integer, decimal), iso)), pc.is_valid(values))
+    if pc.any(unknown).as_py():
+        result = pc.if_else(unknown, _other_forms(values), result)
+    if strict:
+        bad = pc.and_(pc.is_null(result), pc.is_valid(values))
+        if pc.any(bad).as_py():
+            raise ValueError(f"Timestamp '{pc.filter(values, bad)[0].as_py()}' is not recognized")
+    return result
+
+
+# The other forms Snowflake's AUTO detection reads: DD-MON-YYYY and MM/DD/YYYY, with a time.
+_OTHER_FORMS = ("%d-%b-%Y", "%m/%d/%Y")
+_TIMES = ("", " %H:%M:%S", " %H:%M")
+
+
+def _other_forms(values: pa.Array) -> pa.Array:
+    text = pc.utf8_trim_whitespace(values)
+    result = pa.nulls(len(values), _TS)
+    for date in _OTHER_FORMS:
+        for time in _TIMES:
+            parsed = pc.strptime(text, format=date + time, unit="us", error_is_null=True)
+            result = pc.coalesce(result, parsed)
     return result
 
 

@@ -222,9 +222,39 @@ def _zoned_cast(node: exp.Cast) -> exp.Expression:
     return node
 
 
+_PLAIN_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?$")
+
+
+def _text_cast(node: exp.Cast) -> exp.Expression | None:
+    """Casts of text Snowflake reads its own way: timestamps and dates auto-detected (DD-MON-YYYY,
+    MM/DD/YYYY, epochs, ISO), and TRY_CAST to a VARCHAR(n) too short for the value is NULL."""
+    safe = isinstance(node, exp.TryCast)
+    to = node.to
+    value = node.this
+    temporal = to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME, exp.DType.DATE)
+    if temporal and isinstance(value, exp.Literal) and _PLAIN_ISO.match(value.name):
+        return None  # DataFusion's own cast reads plain ISO text the same way
+    if to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME):
+        return to_timestamp(node.this, tz=False, safe=safe)
+    if to.is_type(exp.DType.DATE):
+        return cast(to_timestamp(node.this, tz=False, safe=safe), "DATE")
+    length = to.expressions[0] if to.expressions else None
+    if safe and to.is_type(*exp.DataType.TEXT_TYPES) and isinstance(length, exp.DataTypeParam):
+        size = length.this
+        if isinstance(size, exp.Literal) and size.is_int:
+            text = exp.TryCast(this=node.this, to=exp.DataType.build("VARCHAR"))
+            fits = exp.LTE(this=call("character_length", text), expression=number(int(size.to_py())))
+            return exp.Case(ifs=[exp.If(this=fits, true=text.copy())])
+    return None
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
         return _zoned_cast(node)
+    if isinstance(node, exp.Cast) and kind_of(node.this) == "string":
+        rewritten = _text_cast(node)
+        if rewritten is not None:
+            return rewritten
     if isinstance(node, exp.Anonymous) and node.name.upper() in _TIMESTAMP_NAMES:
         return _to_timestamp_anon(node)
     if isinstance(node, exp.StrToTime):
