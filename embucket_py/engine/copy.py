@@ -18,6 +18,7 @@ from embucket_py.engine.context import new_context, register_arrow
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.engine.stages import NUMBER, TEXT, Resolved, StageResolver
+from embucket_py.engine.transactions import autocommit
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
@@ -226,11 +227,13 @@ def copy_into_table(
             sink.abort()
             return _errors_result(outcomes)
         properties = {QUERY_ID_PROPERTY: ctx.query_id} if ctx.query_id else {}
-        sink.commit(lambda: tables.load(ref), properties)
+        sink.commit(tables, ref, properties)
     except BaseException:
         sink.abort()
         raise
-    resolver.registry.record_loads(table_key, loaded)
+    if getattr(session, "transaction", None) is None and autocommit(session):
+        # Load history is not transactional: inside a transaction that may roll back, keep none.
+        resolver.registry.record_loads(table_key, loaded)
     if d.options.get("PURGE"):
         for file in files:
             if any(uri == file.uri for uri, _, _ in loaded):

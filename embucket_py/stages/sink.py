@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import pyarrow as pa
 from pyiceberg.exceptions import CommitFailedException
@@ -62,20 +63,22 @@ class DataFileSink:
     def abort(self) -> None:
         self.rollback((0, 0))
 
-    def commit(self, load_table: callable, properties: dict[str, str]) -> int:  # type: ignore[valid-type]
-        """Appends every written file in one snapshot, retrying on concurrent commits."""
+    def commit(self, tables: Any, ref: Any, properties: dict[str, str]) -> int:
+        """Appends every written file in one snapshot through `tables.finish` (so an open
+        transaction stages it), retrying on concurrent commits."""
         self.flush()
         if not self.files:
             return 0
-        table = self.table
         for attempt in range(COMMIT_RETRIES):
+            table = tables.load(ref)
+            tx = table.transaction()
+            with tx.update_snapshot(properties).fast_append() as snapshot:
+                for data_file in self.files:
+                    snapshot.append_data_file(data_file)
             try:
-                with table.transaction() as tx, tx.update_snapshot(properties).fast_append() as snapshot:
-                    for data_file in self.files:
-                        snapshot.append_data_file(data_file)
+                tables.finish(ref, table, tx, appends_only=True)
                 return self.rows
             except CommitFailedException:
                 log.info("commit conflict on COPY, retrying (%d)", attempt + 1)
                 time.sleep(0.01 * 2**attempt)
-                table = load_table()
         raise CommitFailedException(f"could not commit COPY after {COMMIT_RETRIES} attempts")

@@ -154,3 +154,13 @@ def test_cli_load_runs_the_same_copy(server, database, cur, tmp_path: Path) -> N
     assert cur.execute("SELECT * FROM cli ORDER BY id").fetchall() == [(1, "x"), (2, "y"), (3, "z")]
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.stdout.strip() == "Copy executed with 0 files processed."
+
+
+def test_copy_inside_a_rolled_back_transaction_loads_nothing(staged) -> None:
+    staged.execute("BEGIN")
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv')")
+    assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(2,)]
+    staged.execute("ROLLBACK")
+    assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(1,)]
+    rerun = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
+    assert rerun[0][:2] == ("st/good.csv", "LOADED")
