@@ -123,3 +123,85 @@ def test_sql_fragments(client: TestClient, token: str, words: list[str], paramet
     body = {"sqlText": " ".join(words), "parameters": parameters}
     answer = _snowflake_answer(client.post("/queries/v1/query-request", json=body, headers=headers))
     assert answer.get("code") != "100001", answer  # no internal error: every failure is named
+
+
+@pytest.fixture(scope="module")
+def key_user(client: TestClient, token: str) -> Any:
+    """A user KP_FUZZ holding one RSA key; returns the private key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    body = "".join(pem.decode().splitlines()[1:-1])
+    headers = {"Authorization": f'Snowflake Token="{token}"'}
+    sql = f"CREATE USER kp_fuzz RSA_PUBLIC_KEY = '{body}'"
+    assert client.post("/queries/v1/query-request", json={"sqlText": sql}, headers=headers).json()["success"]
+    return key
+
+
+def _jwt(key: Any, header: dict[str, Any], claims: dict[str, Any], tamper: bool) -> str:
+    import base64
+    import hashlib
+
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    def part(value: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    der = key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    fingerprint = "SHA256:" + base64.b64encode(hashlib.sha256(der).digest()).decode()
+    claims = {k: (v.replace("{fp}", fingerprint) if isinstance(v, str) else v) for k, v in claims.items()}
+    signed = f"{part(header)}.{part(claims)}"
+    signature = key.sign(signed.encode(), padding.PKCS1v15(), hashes.SHA256())
+    if tamper:
+        signature = bytes([signature[0] ^ 1]) + signature[1:]
+    return f"{signed}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+@FUZZ
+@given(
+    alg=st.sampled_from(["RS256", "none", "HS256", "RS512"]),
+    sub=st.sampled_from(["EMBUCKET.KP_FUZZ", "embucket.kp_fuzz", "EMBUCKET.EMBUCKET", "OTHER.KP_FUZZ", ""]),
+    iss=st.sampled_from(
+        ["EMBUCKET.KP_FUZZ.{fp}", "EMBUCKET.KP_FUZZ.SHA256:AAAA", "EMBUCKET.EMBUCKET.{fp}", "{fp}"]
+    ),
+    iat_offset=st.sampled_from([-30, 0, 30, 600, -7200]),
+    lifetime=st.sampled_from([60, 120, 3600, 7200, -10]),
+    tamper=st.booleans(),
+)
+def test_jwt_logins(
+    client: TestClient,
+    key_user: Any,
+    alg: str,
+    sub: str,
+    iss: str,
+    iat_offset: int,
+    lifetime: int,
+    tamper: bool,
+) -> None:
+    import time
+
+    now = int(time.time())
+    iat = now + iat_offset
+    claims = {"sub": sub, "iss": iss, "iat": iat, "exp": iat + lifetime}
+    token = _jwt(key_user, {"alg": alg, "typ": "JWT"}, claims, tamper)
+    body = {"data": {"LOGIN_NAME": "kp_fuzz", "AUTHENTICATOR": "SNOWFLAKE_JWT", "TOKEN": token}}
+    answer = _snowflake_answer(client.post("/session/v1/login-request", json=body))
+    valid = (
+        alg == "RS256"
+        and sub.upper() == "EMBUCKET.KP_FUZZ"
+        and iss == "EMBUCKET.KP_FUZZ.{fp}"
+        and iat <= now + 60
+        and iat + lifetime > now
+        and lifetime <= 3600
+        and not tamper
+    )
+    assert answer["success"] is valid, (claims, alg, tamper, answer.get("message"))
+    if not valid:
+        assert answer["code"] in ("390144", "390102")
