@@ -123,3 +123,27 @@ def test_current_date_and_time_are_in_the_session_zone() -> None:
     assert 'Some("Asia/Tokyo")' in translate(sql, session(timezone="Asia/Tokyo")).sql
     date, time = values(sql, session(timezone="Asia/Tokyo"))
     assert date is not None and time is not None
+
+
+def test_months_between_follows_the_documented_rules() -> None:
+    # Documented examples: same day or both month ends -> whole months; otherwise 31-day months
+    # with the time of day counted.
+    sql = (
+        "SELECT MONTHS_BETWEEN('2019-03-28'::DATE, '2019-02-28'::DATE), "
+        "MONTHS_BETWEEN('2019-03-31'::DATE, '2019-02-28'::DATE), "
+        "MONTHS_BETWEEN('2019-03-01 02:00:00'::TIMESTAMP, '2019-02-15 01:00:00'::TIMESTAMP), "
+        "MONTHS_BETWEEN('2019-02-01'::DATE, '2019-03-01'::DATE)"
+    )
+    assert [str(v) for v in values(sql, session())] == ["1.000000", "1.000000", "0.549731", "-1.000000"]
+
+
+def test_add_months_keeps_timestamps_and_month_ends() -> None:
+    sql = (
+        "SELECT ADD_MONTHS('2016-05-15'::TIMESTAMP_NTZ, 2), ADD_MONTHS('2016-02-29'::DATE, 1), "
+        "ADD_MONTHS('2016-04-30 10:00:00'::TIMESTAMP_NTZ, 1)"
+    )
+    assert [str(v) for v in values(sql, session())] == [
+        "2016-07-15 00:00:00",
+        "2016-03-31",
+        "2016-05-31 10:00:00",
+    ]

@@ -26,6 +26,7 @@ from embucket_py.sql.transforms.functions.temporal import (
     mod,
     mul,
     number,
+    paren,
     part_name,
     rewrite_all,
     snowflake_format,
@@ -318,9 +319,13 @@ def _months_between(first: exp.Expression, second: exp.Expression) -> exp.Expres
     whole = sub(months(first), months(second))
     days = add(
         sub(day(first.copy()), day(second.copy())),
-        exp.Div(this=sub(seconds(first.copy()), seconds(second.copy())), expression=number(86400.0)),
+        exp.Div(
+            this=paren(sub(seconds(first.copy()), seconds(second.copy()))),
+            expression=number(86400.0),
+            typed=True,
+        ),
     )
-    fraction = exp.Div(this=days, expression=number(31.0))
+    fraction = exp.Div(this=paren(days), expression=number(31.0), typed=True)
     same_day = exp.EQ(this=day(first.copy()), expression=day(second.copy()))
     month_ends = exp.And(
         this=exp.EQ(this=cast(first.copy(), "DATE"), expression=_last_day(first.copy(), "month")),

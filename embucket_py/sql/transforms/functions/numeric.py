@@ -91,8 +91,13 @@ def _width_bucket(node: exp.WidthBucket) -> exp.Expression:
     value = cast(node.this, "DOUBLE")
     low, high = cast(node.args["min_value"], "DOUBLE"), cast(node.args["max_value"], "DOUBLE")
     buckets = node.args["num_buckets"]
-    width = exp.Div(this=paren(exp.Sub(this=high, expression=low)), expression=cast(buckets, "DOUBLE"))
-    offset = exp.Div(this=paren(exp.Sub(this=value, expression=low.copy())), expression=paren(width))
+    # DOUBLE operands: plain divisions, not Snowflake's NUMBER division (typed=True).
+    width = exp.Div(
+        this=paren(exp.Sub(this=high, expression=low)), expression=cast(buckets, "DOUBLE"), typed=True
+    )
+    offset = exp.Div(
+        this=paren(exp.Sub(this=value, expression=low.copy())), expression=paren(width), typed=True
+    )
     inside = exp.Add(this=cast(call("floor", offset), "BIGINT"), expression=number(1))
     return exp.Case(
         ifs=[

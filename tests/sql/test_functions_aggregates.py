@@ -1,0 +1,49 @@
+"""Golden translation tests for aggregate functions.
+https://docs.snowflake.com/en/sql-reference/functions-aggregation
+"""
+
+from __future__ import annotations
+
+from embucket_py.engine.context import new_context
+from tests.sql.helpers import CTX, translate, validate
+
+
+def rows(sql: str) -> list[dict[str, object]]:
+    return new_context().sql(translate(sql, CTX).sql).to_pylist()
+
+
+def test_approx_percentile_interpolates_like_snowflake() -> None:
+    validate(
+        "SELECT APPROX_PERCENTILE(a, 0.5) AS p FROM t",
+        'SELECT percentile_cont(CAST("a" AS DOUBLE), 0.5) AS "p" FROM "__t0" AS "t"',
+    )
+    # The documented example over 0..10: p10 = 1.0, p50 = 5.0, p99.9 = 9.99.
+    values = "(SELECT * FROM VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9),(10) AS v(c))"
+    (row,) = rows(
+        f"SELECT APPROX_PERCENTILE(c, 0.1) AS a, APPROX_PERCENTILE(c, 0.5) AS b, "
+        f"APPROX_PERCENTILE(c, 0.999) AS c FROM {values}"
+    )
+    assert [round(v, 6) for v in row.values()] == [1.0, 5.0, 9.99]
+
+
+def test_mode_of_strings_keeps_the_text() -> None:
+    validate("SELECT MODE(b) AS m FROM t", 'SELECT sf_mode_text("b") AS "m" FROM "__t0" AS "t"')
+    validate("SELECT MODE(a) AS m FROM t", 'SELECT sf_mode("a") AS "m" FROM "__t0" AS "t"')
+    (row,) = rows(
+        "SELECT MODE(v::VARCHAR) AS m FROM (SELECT * FROM VALUES ('x'), ('y'), ('y'), (NULL) AS v(v))"
+    )
+    assert row == {"m": "y"}
+
+
+def test_boolxor_agg_over_a_window_puts_the_window_on_each_count() -> None:
+    validate(
+        "SELECT BOOLXOR_AGG(a) OVER (PARTITION BY c) AS x FROM t",
+        'SELECT CASE WHEN count("a") OVER (PARTITION BY "c") = 0 THEN NULL '
+        'ELSE count(CASE WHEN CAST("a" AS BOOLEAN) THEN 1 END) OVER (PARTITION BY "c") = 1 END AS "x" '
+        'FROM "__t0" AS "t"',
+    )
+    got = rows(
+        "SELECT id, BOOLXOR_AGG(c1) OVER (PARTITION BY id > 0) AS x "
+        "FROM (SELECT * FROM VALUES (-2, FALSE), (-1, TRUE), (1, TRUE), (2, TRUE) AS v(id, c1)) ORDER BY id"
+    )
+    assert [r["x"] for r in got] == [True, True, False, False]

@@ -1,0 +1,45 @@
+"""Golden translation tests for numeric functions.
+https://docs.snowflake.com/en/sql-reference/functions-numeric
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from embucket_py.engine.context import new_context
+from tests.sql.helpers import CTX, translate, validate
+
+
+def row(sql: str) -> list[object]:
+    table = new_context().sql(translate(sql, CTX).sql).to_arrow_table()
+    return [table.column(i)[0].as_py() for i in range(table.num_columns)]
+
+
+def test_width_bucket_is_a_case_over_equal_widths() -> None:
+    validate(
+        "SELECT WIDTH_BUCKET(d, 0, 10, 5) AS w FROM t",
+        'SELECT CASE WHEN CAST("d" AS DOUBLE) < CAST(0 AS DOUBLE) THEN 0 '
+        'WHEN CAST("d" AS DOUBLE) >= CAST(10 AS DOUBLE) THEN CAST(5 AS DECIMAL(38, 0)) + 1 '
+        'ELSE CAST(floor((CAST("d" AS DOUBLE) - CAST(0 AS DOUBLE)) / '
+        "((CAST(10 AS DOUBLE) - CAST(0 AS DOUBLE)) / CAST(5 AS DOUBLE))) AS DECIMAL(38, 0)) + 1 END "
+        'AS "w" FROM "__t0" AS "t"',
+    )
+
+
+def test_width_bucket_values_from_the_documentation() -> None:
+    # The documented example: price buckets of 190000..510000 in 5 (290000 -> 2, 510000 -> 6).
+    assert row(
+        "SELECT WIDTH_BUCKET(290000, 190000, 510000, 5), WIDTH_BUCKET(510000, 190000, 510000, 5), "
+        "WIDTH_BUCKET(100, 190000, 510000, 5)"
+    ) == [2, 6, 0]
+
+
+def test_square_and_cbrt() -> None:
+    validate(
+        "SELECT SQUARE(a) AS s, CBRT(d) AS c FROM t",
+        'SELECT power("a", 2) AS "s", cbrt(CAST("d" AS DOUBLE)) AS "c" FROM "__t0" AS "t"',
+    )
+
+
+def test_division_of_integers_keeps_a_decimal_scale() -> None:
+    assert row("SELECT 1 / 3") == [Decimal("0.333333")]
