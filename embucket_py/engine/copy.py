@@ -22,7 +22,7 @@ from embucket_py.engine.transactions import autocommit
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.stages import CopyLoadDef
+from embucket_py.sql.stages import LOAD_DEFAULTS, LOAD_OPTIONS, CopyLoadDef, check_options
 from embucket_py.sql.translate import translate_query
 from embucket_py.stages import staged_sql
 from embucket_py.stages.convert import Target
@@ -168,6 +168,7 @@ def copy_into_table(
     progress: Callable[[StagedFile, int, int], None] | None = None,
 ) -> QueryResult:
     """Raises: LoadAborted (ABORT_STATEMENT), FileFormatError, ObjectNotFound, Unsupported."""
+    check_options(d.options, LOAD_OPTIONS, LOAD_DEFAULTS, "COPY INTO <table>")
     ref = TableName(*d.table)
     targets = _targets(tables, ref, d.columns)
     source, _ = source_of(resolver, session, d, ctx)

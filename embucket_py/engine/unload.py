@@ -22,7 +22,7 @@ from embucket_py.engine.stages import NUMBER, StageResolver
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.stages import CopyUnloadDef
+from embucket_py.sql.stages import UNLOAD_DEFAULTS, UNLOAD_OPTIONS, CopyUnloadDef, check_options
 from embucket_py.stages.fileio import StageStore
 from embucket_py.stages.formats import FileFormat
 
@@ -138,6 +138,7 @@ def copy_into_location(
     """Raises: Unsupported (external URL unloads, other formats), query errors."""
     if d.target is None:
         raise Unsupported("COPY INTO an external URL is not supported; create an external stage.")
+    check_options(d.options, UNLOAD_OPTIONS, UNLOAD_DEFAULTS, "COPY INTO <location>")
     resolved = resolver.resolve(d.target, session)
     fmt = resolver.stage_format(resolved, d.options.get("FILE_FORMAT"), session, ctx)
     single = bool(d.options.get("SINGLE"))

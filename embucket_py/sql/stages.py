@@ -493,3 +493,23 @@ def put_placeholder(tree: exp.Expression) -> exp.Expression:
     if isinstance(target, exp.Var) and target.this == "?":
         tree.set("target", exp.Placeholder())
     return tree
+
+
+# COPY options this server implements, and options it accepts only at their default value.
+# https://docs.snowflake.com/en/sql-reference/sql/copy-into-table#copy-options-copyoptions
+LOAD_OPTIONS = {"FILES", "PATTERN", "FILE_FORMAT", "ON_ERROR", "FORCE", "PURGE", "VALIDATION_MODE",
+                "MATCH_BY_COLUMN_NAME", "ENDPOINT"}  # fmt: skip
+LOAD_DEFAULTS = {"ENFORCE_LENGTH": True, "TRUNCATECOLUMNS": False, "LOAD_UNCERTAIN_FILES": False,
+                 "RETURN_FAILED_ONLY": False}  # fmt: skip
+UNLOAD_OPTIONS = {"FILE_FORMAT", "SINGLE", "MAX_FILE_SIZE", "HEADER", "OVERWRITE"}
+UNLOAD_DEFAULTS = {"DETAILED_OUTPUT": False, "INCLUDE_QUERY_ID": False}
+
+
+def check_options(options: Options, supported: set[str], defaults: dict[str, Any], what: str) -> None:
+    """Raises Unsupported for an option that would change the answer and is not implemented."""
+    for key, value in options.items():
+        if key in supported:
+            continue
+        if key in defaults and value == defaults[key]:
+            continue
+        raise Unsupported(f"{what} option {key} is not supported.")

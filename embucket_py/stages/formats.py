@@ -67,6 +67,21 @@ JSON_DEFAULTS: dict[str, Any] = {
 }
 PARQUET_DEFAULTS: dict[str, Any] = {"BINARY_AS_TEXT": True, "COMPRESSION": "AUTO", "NULL_IF": []}
 _DEFAULTS = {"CSV": CSV_DEFAULTS, "JSON": JSON_DEFAULTS, "PARQUET": PARQUET_DEFAULTS}
+# Options that do not change what this server reads or writes (USE_LOGICAL_TYPE: Parquet logical
+# types are always honoured), and options accepted only at the value it implements.
+_NEUTRAL = {"USE_LOGICAL_TYPE", "SKIP_BYTE_ORDER_MARK", "VALIDATE_UTF8", "MULTI_LINE", "TYPE"}
+_AT_DEFAULT = {
+    "ENCODING": ("UTF8", "UTF-8"),
+    "BINARY_FORMAT": ("HEX",),
+    "REPLACE_INVALID_CHARACTERS": ("FALSE",),
+    "ALLOW_DUPLICATE": ("FALSE",),
+    "STRIP_NULL_VALUES": ("FALSE",),
+    "IGNORE_UTF8_ERRORS": ("FALSE",),
+    "ENABLE_OCTAL": ("FALSE",),
+    "FILE_EXTENSION": ("NONE",),
+    "EMPTY_FIELD_AS_NULL": ("TRUE",),
+    "ESCAPE_UNENCLOSED_FIELD": ("NONE", "\\\\", "\\"),
+}
 
 
 class FileFormatError(SnowflakeError):
@@ -117,6 +132,12 @@ def file_format(options: dict[str, Any]) -> FileFormat:
     options.pop("FORMAT_NAME", None)
     if kind not in _DEFAULTS:
         raise Unsupported(f"File format TYPE = {kind} is not supported.")
+    for key, value in options.items():
+        if key == "ENCODING" and str(value).upper() not in _AT_DEFAULT["ENCODING"]:
+            raise Unsupported(f"File format option ENCODING = {value} is not supported (UTF8 only).")
+        if key in _DEFAULTS[kind] or key in _NEUTRAL or str(value).upper() in _AT_DEFAULT.get(key, ()):
+            continue
+        raise Unsupported(f"File format option {key} = {value} is not supported for TYPE = {kind}.")
     if "NULL_IF" in options and not isinstance(options["NULL_IF"], list):
         options["NULL_IF"] = [] if options["NULL_IF"] is None else [options["NULL_IF"]]
     return FileFormat(kind, options)

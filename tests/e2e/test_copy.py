@@ -164,3 +164,12 @@ def test_copy_inside_a_rolled_back_transaction_loads_nothing(staged) -> None:
     assert staged.execute("SELECT COUNT(*) FROM t").fetchall() == [(1,)]
     rerun = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
     assert rerun[0][:2] == ("st/good.csv", "LOADED")
+
+
+def test_unimplemented_options_are_refused_not_ignored(staged) -> None:
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
+        staged.execute("COPY INTO t FROM @st TRUNCATECOLUMNS=TRUE")
+    assert "TRUNCATECOLUMNS" in e.value.msg
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
+        staged.execute("COPY INTO t FROM @st FILE_FORMAT=(TYPE=CSV ENCODING='LATIN1')")
+    assert "ENCODING" in e.value.msg
