@@ -58,5 +58,9 @@ class LoginLimiter:
                 conn.execute(t.update().where(t.c.name == key).values(**values))
 
     def succeeded(self, name: str) -> None:
+        t = failures_table
+        with self.engine.connect() as conn:  # most logins have nothing to clear: read, not write
+            if conn.execute(sa.select(t.c.name).where(t.c.name == name.upper())).first() is None:
+                return
         with self.engine.begin() as conn:
             conn.execute(failures_table.delete().where(failures_table.c.name == name.upper()))
