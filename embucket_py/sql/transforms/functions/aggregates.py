@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from embucket_py.sql.context import active
+from embucket_py.sql.context import SqlContext, active
 from embucket_py.sql.transforms.functions.column_kinds import stored_kind
 from embucket_py.sql.transforms.functions.temporal import (
     add,
@@ -21,6 +21,9 @@ from embucket_py.sql.transforms.functions.temporal import (
     rewrite_all,
     sub,
 )
+
+# Without a statement's context, CTEs and VALUES still tell a column's kind.
+_NO_CONTEXT = SqlContext(None, None)
 
 
 def _bool(node: exp.Expression) -> exp.Expression:
@@ -163,7 +166,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Median):
         return call("median", node.this)
     if isinstance(node, exp.Mode):
-        text = kind_of(node.this) == "string" or stored_kind(node.this, active()) == "TEXT"
+        text = kind_of(node.this) == "string" or stored_kind(node.this, active() or _NO_CONTEXT) == "TEXT"
         return call("sf_mode_text" if text else "sf_mode", node.this)
     if isinstance(node, exp.CountIf):
         return _count_if(node)

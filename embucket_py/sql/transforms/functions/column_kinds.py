@@ -192,10 +192,11 @@ def _expression_kind(node: exp.Expression, ctx: SqlContext, depth: int) -> Sourc
     return Source.UNKNOWN
 
 
-def stored_kind(node: exp.Expression, ctx: SqlContext | None) -> str | None:
-    """The declared type kind (TEXT, FIXED, ...) of a column read straight from the one stored
-    table of its SELECT; None when it is anything else or cannot be told."""
-    if ctx is None or ctx.column_kinds is None or not isinstance(node, exp.Column):
+def stored_kind(node: exp.Expression, ctx: SqlContext | None, depth: int = 0) -> str | None:
+    """The type kind (TEXT, FIXED, ...) of a column, followed through its SELECT's single source:
+    a stored table's declared type, or the literal or cast a CTE, subquery or VALUES gives it.
+    None when it cannot be told."""
+    if ctx is None or depth > 8 or not isinstance(node, exp.Column):
         return None
     if not isinstance(node.this, exp.Identifier):
         return None
@@ -203,16 +204,81 @@ def stored_kind(node: exp.Expression, ctx: SqlContext | None) -> str | None:
     if select is None:
         return None
     sources = _sources(select)
-    if len(sources) != 1 or not isinstance(sources[0], exp.Table):
+    if len(sources) != 1:
         return None
-    table = sources[0]
-    alias = table.args.get("alias")
-    if not isinstance(table.this, exp.Identifier) or (alias is not None and alias.columns):
+    return _kind_in_source(sources[0], normalize(node.this), None, ctx, depth)
+
+
+def _kind_in_source(
+    source: exp.Expression, name: str, position: int | None, ctx: SqlContext, depth: int
+) -> str | None:
+    alias = source.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        names = [normalize(c) for c in alias.columns]
+        if name not in names:
+            return None
+        name, position = "", names.index(name)
+    if isinstance(source, exp.Subquery):
+        return _kind_in_query(source.this, name, position, ctx, depth)
+    if isinstance(source, exp.Values):
+        return _kind_in_query(source, name, position, ctx, depth)
+    if not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier):
         return None
-    if table.args.get("db") is None and normalize(table.this) in _ctes_around(table):
+    table = normalize(source.this)
+    ctes = _ctes_around(source)
+    if source.args.get("db") is None and table in ctes:
+        cte = ctes[table]
+        cte_alias = cte.args.get("alias")
+        if isinstance(cte_alias, exp.TableAlias) and cte_alias.columns and position is None:
+            names = [normalize(c) for c in cte_alias.columns]
+            if name not in names:
+                return None
+            position = names.index(name)
+        return _kind_in_query(cte.this, name, position, ctx, depth)
+    if position is not None or ctx.column_kinds is None:
         return None
     try:
-        kinds = ctx.column_kinds(qualify(table_parts(table), ctx, "query"))
+        kinds = ctx.column_kinds(qualify(table_parts(source), ctx, "query"))
     except Exception:
         return None
-    return (kinds or {}).get(normalize(node.this))
+    return (kinds or {}).get(name)
+
+
+def _kind_in_query(
+    query: exp.Expression, name: str, position: int | None, ctx: SqlContext, depth: int
+) -> str | None:
+    if isinstance(query, exp.Values):
+        rows = query.expressions
+        if position is None or not rows:
+            return None
+        first = rows[0].expressions if isinstance(rows[0], exp.Tuple) else [rows[0]]
+        return _kind_of_value(first[position], ctx, depth) if position < len(first) else None
+    if isinstance(query, exp.SetOperation):
+        return _kind_in_query(query.this, name, position, ctx, depth)
+    if not isinstance(query, exp.Select):
+        return None
+    projections = query.expressions
+    if len(projections) == 1 and isinstance(projections[0], exp.Star):
+        inner = _sources(query)
+        return _kind_in_source(inner[0], name, position, ctx, depth + 1) if len(inner) == 1 else None
+    if position is not None:
+        if position >= len(projections):
+            return None
+        return _kind_of_value(projections[position].unalias(), ctx, depth)
+    for projection in projections:
+        ident = projection.args.get("alias") if isinstance(projection, exp.Alias) else projection.this
+        if isinstance(ident, exp.Identifier) and ident.name.casefold() == name.casefold():
+            return _kind_of_value(projection.unalias(), ctx, depth)
+    return None
+
+
+def _kind_of_value(node: exp.Expression, ctx: SqlContext, depth: int) -> str | None:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Column):
+        return stored_kind(node, ctx, depth + 1)
+    if isinstance(node, exp.Literal):
+        return "TEXT" if node.is_string else "FIXED"
+    if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES):
+        return "TEXT"
+    return None
