@@ -47,3 +47,12 @@ def test_boolxor_agg_over_a_window_puts_the_window_on_each_count() -> None:
         "FROM (SELECT * FROM VALUES (-2, FALSE), (-1, TRUE), (1, TRUE), (2, TRUE) AS v(id, c1)) ORDER BY id"
     )
     assert [r["x"] for r in got] == [True, True, False, False]
+
+
+def test_array_union_and_unique_agg() -> None:
+    # The documented example: [1,1,2] and [1,2,3] -> union [1,1,2,3]; unique [1,2,3].
+    (row,) = rows(
+        "WITH u(a) AS (SELECT PARSE_JSON('[1, 1, 2]') UNION ALL SELECT PARSE_JSON('[1, 2, 3]')) "
+        "SELECT ARRAY_UNION_AGG(a) AS x, ARRAY_UNIQUE_AGG(a) AS y FROM u"
+    )
+    assert row == {"x": "[1,1,2,3]", "y": "[1,2,3]"}

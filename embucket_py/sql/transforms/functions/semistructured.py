@@ -40,6 +40,8 @@ VARIANT_UDFS = frozenset(
         "sf_object_from_pairs",
         "sf_array_construct",
         "sf_array_from_list",
+        "sf_array_union_list",
+        "sf_array_unique_list",
         "sf_array_sorted_from_list",
         "sf_array_cat",
         "sf_array_except",
@@ -457,6 +459,8 @@ _BY_CLASS: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]
     exp.IsNullValue: lambda n: call("sf_is", n.this, lit("NULL_VALUE")),
     exp.CheckJson: _array_fn("sf_check_json", "this"),
     exp.StripNullValue: _array_fn("sf_strip_null_value", "this"),
+    exp.ArrayUnionAgg: lambda n: call("sf_array_union_list", exp.ArrayAgg(this=variant(n.this))),
+    exp.ArrayUniqueAgg: lambda n: call("sf_array_unique_list", exp.ArrayAgg(this=variant(n.this))),
     exp.Cast: _cast,  # type: ignore[dict-item]
     exp.TryCast: _cast,  # type: ignore[dict-item]
     exp.In: _in,  # type: ignore[dict-item]
