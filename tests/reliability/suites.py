@@ -279,7 +279,7 @@ def main() -> None:
         server.stop()
     for attempt in range(3):
         (root / f"kill{attempt}").mkdir()
-        figures = kill_during_writes(root / f"kill{attempt}", run_for=2.0 + 3 * attempt)
+        figures = kill_during_writes(root / f"kill{attempt}", run_for=4.0 + 3 * attempt)
         print(f"kill -9 #{attempt + 1}:", json.dumps(figures, indent=1))
     (root / "corrupt").mkdir()
     print("corrupt metadata:", json.dumps(corrupt_metadata(root / "corrupt"), indent=1))
