@@ -4,7 +4,7 @@ VENV ?= .venv
 LEGACY_VENV ?= .venv-legacy
 BIN := $(VENV)/bin
 
-.PHONY: run test test-main test-legacy test-tools test-superset lint format compat clean
+.PHONY: run test test-main test-legacy reliability test-tools test-superset lint format compat clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,10 @@ test-main: $(VENV)/.spark-installed
 
 test-legacy: $(VENV)/.dev-installed $(LEGACY_VENV)/.installed
 	EMBUCKET_SERVER_PYTHON=$(abspath $(BIN)/python) $(LEGACY_VENV)/bin/python -m pytest tests/e2e -p no:cacheprovider
+
+# The long forms of the load and fault suites: print their figures (several minutes).
+reliability: $(VENV)/.dev-installed
+	$(BIN)/python -m tests.reliability.suites --sessions 32 --seconds 60 --writers 16
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check embucket_py tests compat
