@@ -443,7 +443,8 @@ class Tables:
                     tx.overwrite(data, snapshot_properties=properties)
                 else:
                     tx.append(data, snapshot_properties=properties)
-                self.finish(ref, table, tx, appends_only=not overwrite)
+                # Numbered rows cannot be rebased onto another commit: the sequence would repeat.
+                self.finish(ref, table, tx, appends_only=not overwrite and not identity)
                 return data.num_rows
             except CommitFailedException:
                 log.info("commit conflict on %s, retrying (%d)", ref, attempt + 1)

@@ -17,6 +17,7 @@ from pyiceberg.table import Table
 
 from embucket_py import naming
 from embucket_py.catalog.dropped import dropped_of
+from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import keys, variables
@@ -172,7 +173,7 @@ def _database_rows(tables: Tables, session: Session) -> list[dict[str, Any]]:
                 "owner": OWNER,
                 "comment": info.comment or "",
                 "options": "",
-                "retention_time": RETENTION_TIME,
+                "retention_time": str(retention_of(tables.metastore).of_database(info.name)),
                 "kind": "STANDARD",
                 "owner_role_type": "ROLE",
                 "database_name": None,
@@ -207,7 +208,7 @@ def _schema_rows(tables: Tables, session: Session, d: ShowDef) -> list[dict[str,
                     "owner": OWNER,
                     "comment": "",
                     "options": "",
-                    "retention_time": RETENTION_TIME,
+                    "retention_time": str(retention_of(tables.metastore).of_schema(database, schema)),
                     "owner_role_type": "ROLE",
                     "kind": None,  # TERSE: kind and schema_name are NULL for schemas
                     "schema_name": None,
@@ -249,7 +250,9 @@ def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
             "rows": rows,
             "bytes": size,
             "owner": OWNER,
-            "retention_time": RETENTION_TIME,
+            "retention_time": str(
+                retention_of(tables.metastore).of_table(ref.database, ref.schema, table.properties)
+            ),
             "automatic_clustering": "OFF",
             "change_tracking": "OFF",
             "search_optimization": "OFF",

@@ -113,3 +113,16 @@ def test_create_or_replace_keeps_the_replaced_table_for_undrop(cur: Any) -> None
     cur.execute("UNDROP TABLE t")
     assert cur.execute("SELECT a FROM t").fetchall() == [(1,)]
     assert [d.name for d in cur.execute("SELECT * FROM t_new").description] == ["B"]
+
+
+def test_show_reports_the_retention_each_object_gets(cur: Any, database: str) -> None:
+    cur.execute("CREATE SCHEMA s DATA_RETENTION_TIME_IN_DAYS = 3")
+    cur.execute("CREATE TABLE s.inherits (a INT)")
+    cur.execute("CREATE TABLE s.own (a INT) DATA_RETENTION_TIME_IN_DAYS = 5")
+    cur.execute("SHOW TABLES IN SCHEMA s")
+    names = [d.name for d in cur.description]
+    shown = {r[names.index("name")]: r[names.index("retention_time")] for r in cur.fetchall()}
+    assert shown == {"INHERITS": "3", "OWN": "5"}
+    cur.execute(f"SHOW SCHEMAS LIKE 'S' IN DATABASE {database}")
+    names = [d.name for d in cur.description]
+    assert [r[names.index("retention_time")] for r in cur.fetchall()] == ["3"]
