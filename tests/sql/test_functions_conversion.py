@@ -77,3 +77,17 @@ def test_text_casts_detect_snowflake_date_forms() -> None:
 
 def test_plain_iso_literals_keep_datafusion_casts() -> None:
     validate("SELECT '2024-01-02'::DATE AS d", "SELECT CAST('2024-01-02' AS DATE) AS \"d\"")
+
+
+def test_to_char_with_numeric_format_models() -> None:
+    validate(
+        "SELECT TO_CHAR(d, '999.99') AS s FROM t",
+        'SELECT sf_format_number(CAST("d" AS VARCHAR), \'999.99\') AS "s" FROM "__t0" AS "t"',
+    )
+    # https://docs.snowflake.com/en/sql-reference/sql-format-models: MI prints a trailing minus.
+    assert row("SELECT TO_VARCHAR(-123.45, '999.99MI')") == ["123.45-"]
+    assert row("SELECT TO_CHAR(0, '$99.0'), TO_CHAR(-1, '$99.0'), TO_CHAR(12.5, '999.99')") == [
+        "  $0.0",
+        " -$1.0",
+        "  12.50",
+    ]

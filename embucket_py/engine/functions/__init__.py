@@ -23,11 +23,12 @@ _FAMILIES += [_variant.register, _variant_arrays.register, _variant_flatten.regi
 from embucket_py.engine.functions import aggregates as _aggregates  # noqa: E402
 from embucket_py.engine.functions import conversion as _conversion  # noqa: E402
 from embucket_py.engine.functions import generation as _generation  # noqa: E402
+from embucket_py.engine.functions import number_format as _number_format  # noqa: E402
 from embucket_py.engine.functions import numeric as _numeric  # noqa: E402
 from embucket_py.engine.functions import windows as _windows  # noqa: E402
 
 _FAMILIES += [_conversion.register, _numeric.register, _aggregates.register, _generation.register]
-_FAMILIES.append(_windows.register)
+_FAMILIES += [_windows.register, _number_format.register]
 
 from embucket_py.engine.functions import hashing as _hashing  # noqa: E402
 from embucket_py.engine.functions import regex as _regex  # noqa: E402

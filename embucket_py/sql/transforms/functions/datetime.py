@@ -5,6 +5,7 @@ https://docs.snowflake.com/en/sql-reference/functions-date-time
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -448,12 +449,22 @@ def _time_slice(node: exp.Expression) -> exp.Expression:
     return cast(result, "DATE") if kind == "date" else call("arrow_cast", result, string(_NTZ))
 
 
+# Fixed-position numeric format models engine/functions/number_format.py formats.
+_NUMBER_MODEL = re.compile(r"^(FM)?(\$|S)?(\$)?[90,G]*([.D][90]*)?(MI|S)?$", re.IGNORECASE)
+
+
 def _to_char(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     if fmt is None:
         return node
     if isinstance(fmt, exp.Literal) and fmt.is_string and fmt.name.strip().upper() in BINARY_FORMATS:
         return binary_to_text(node.this, fmt.name.strip().upper())
+    temporal = kind_of(node.this) in ("date", "time", "timestamp", "timestamptz")
+    if isinstance(fmt, exp.Literal) and fmt.is_string and not temporal:
+        if _NUMBER_MODEL.match(fmt.name.strip()) and re.search(r"[90]", fmt.name):
+            return call("sf_format_number", cast(node.this, "VARCHAR"), fmt)
+        if re.fullmatch(r"[\s$90,.DGSMIXFEC\"]*", fmt.name.upper()) and re.search(r"[90X]", fmt.name.upper()):
+            raise Unsupported(f"the numeric format model '{fmt.name}'")
     chrono = chrono_format(fmt) if isinstance(node, exp.TimeToStr) else snowflake_format(fmt)
     return call("to_char", as_temporal(node.this), chrono)
 
