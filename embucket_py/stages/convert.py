@@ -77,10 +77,12 @@ def _value(source: Expr, raw_type: pa.DataType, target: SfType, variant: bool = 
     if target.kind in ("TEXT", "VARIANT", "OBJECT", "ARRAY"):
         return source if textual else source.try_cast(pa.string())
     if target.kind == "FIXED" and textual:
-        # Snowflake rounds '2.5' into NUMBER(38,0) and accepts surrounding spaces.
-        scale = target.scale or 0
-        wide = f.btrim(source).try_cast(pa.decimal128(38, min(scale + 10, 38)))
-        return f.round(wide, lit(scale)).try_cast(arrow)
+        # A string-to-decimal cast rounds ('2.5' -> 3, as Snowflake does) and skips spaces;
+        # integer columns go through DECIMAL(38, 0) so '2.5' rounds instead of failing.
+        exact = pa.decimal128(target.precision or 38, target.scale or 0)
+        text = f.nullif(source, lit(""))  # '' is no number (the cast would read it as 0)
+        decimal = text.try_cast(exact if pa.types.is_decimal(arrow) else pa.decimal128(38, 0))
+        return decimal if pa.types.is_decimal(arrow) else decimal.try_cast(arrow)
     if target.kind == "BOOLEAN" and textual:
         lowered = f.lower(f.btrim(source))
         truthy = lowered.isin([lit(v) for v in ("true", "t", "yes", "y", "on", "1")])
