@@ -280,3 +280,32 @@ def test_https(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/health", timeout=5)
     finally:
         srv.stop()
+
+
+SLOW = "SELECT SHA2(TO_VARCHAR(SEQ8())) FROM TABLE(GENERATOR(ROWCOUNT => 30000000))"
+
+
+def test_statements_queue_behind_the_worker_cap(tmp_path: Path) -> None:
+    """With one worker, a second statement waits (QUEUED); past the queue cap one is refused."""
+    from snowflake.connector.constants import QueryStatus
+
+    srv = Server(tmp_path, workers="1", max_queued_queries="1")
+    srv.start()
+    try:
+        with srv.connect() as conn:
+            cur = conn.cursor()
+            cur.execute_async(SLOW)
+            running = cur.sfqid
+            cur.execute_async("SELECT 1")
+            queued = cur.sfqid
+            assert conn.get_query_status(queued) == QueryStatus.QUEUED
+            with pytest.raises(snowflake.connector.errors.Error) as info:
+                cur.execute("SELECT 2")
+            assert info.value.sqlstate == "53000"
+            assert "already queued" in str(info.value)
+            cur.abort_query(running)
+            cur.get_results_from_sfqid(queued)
+            assert cur.fetchall() == [(1,)]
+            assert conn.get_query_status(running) in (QueryStatus.ABORTED, QueryStatus.FAILED_WITH_ERROR)
+    finally:
+        srv.stop()
