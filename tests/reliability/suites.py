@@ -148,6 +148,15 @@ def kill_during_writes(
     every table loads, rows = acknowledged inserts (plus at most the inserts in flight at the
     kill), no partial batch, and orphan removal deletes only unreferenced files."""
     server = Server(data_dir)
+    try:
+        return _kill_during_writes(server, data_dir, writers, tables, run_for)
+    finally:
+        server.stop()  # also when a check fails midway: never leave a server behind
+
+
+def _kill_during_writes(
+    server: Server, data_dir: Path, writers: int, tables: int, run_for: float
+) -> dict[str, Any]:
     server.start()
     names = [f"STORM_{i}" for i in range(tables)]
     with server.connect() as conn:
@@ -227,6 +236,13 @@ def corrupt_metadata(data_dir: Path) -> dict[str, Any]:
     """Overwrite one table's current metadata file, delete another's: only those two fail, with
     a clear error, and a third table still reads."""
     server = Server(data_dir)
+    try:
+        return _corrupt_metadata(server, data_dir)
+    finally:
+        server.stop()
+
+
+def _corrupt_metadata(server: Server, data_dir: Path) -> dict[str, Any]:
     server.start()
     with server.connect() as conn:
         cur = conn.cursor()
