@@ -43,21 +43,18 @@ def boxes(data: pa.Table, dims: int, selectivity: float, count: int, rng: random
     """Random boxes over `dims` of the key's columns, each side covering selectivity**(1/dims) of
     that column's distribution (so the box holds about `selectivity` of the rows)."""
     side = selectivity ** (1 / dims)
-    sorted_columns = {c: np.sort(_numbers(data.column(c))) for c in KEY}
+    columns = {c: _numbers(data.column(c)) for c in KEY}
+    sorted_columns = {c: np.sort(v) for c, v in columns.items()}
     out = []
     for _ in range(count):
-        columns = rng.sample(KEY, dims)
         terms, inside = [], np.ones(data.num_rows, dtype=bool)
-        for c in columns:
+        for c in rng.sample(KEY, dims):
             values = sorted_columns[c]
             low_q = rng.random() * (1 - side)
-            low, high = (
-                values[int(low_q * (len(values) - 1))],
-                values[int((low_q + side) * (len(values) - 1))],
-            )
+            last = len(values) - 1
+            low, high = values[int(low_q * last)], values[int((low_q + side) * last)]
             terms.append(f"{c} BETWEEN {_literal(c, low)} AND {_literal(c, high)}")
-            column = _numbers(data.column(c))
-            inside &= (column >= low) & (column <= high)
+            inside &= (columns[c] >= low) & (columns[c] <= high)
         out.append(Box(" AND ".join(terms), float(inside.mean())))
     return out
 
@@ -144,7 +141,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"environment": environment(), "rows": args.rows, "key": KEY}
     started = time.perf_counter()
     data = generate(args.rows)
-    paths = {layout: write(layout, data, KEY, args.work_dir / layout) for layout in LAYOUTS}
+    paths = {layout: _written(layout, data, args.work_dir / layout) for layout in LAYOUTS}
     sizes = {layout: sum(p.stat().st_size for p in files) for layout, files in paths.items()}
     print(f"{args.rows:,} rows, {sizes['unclustered'] / 1e6:.0f} MB per layout; written in "
           f"{time.perf_counter() - started:.0f} s")  # fmt: skip
@@ -163,6 +160,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
     return report
+
+
+def _written(layout: str, data: pa.Table, folder: Path) -> list[Path]:
+    """The layout's files, reused from an earlier run of the same size (the data is seeded)."""
+    marker = folder / f".complete-{data.num_rows}"
+    if marker.exists():
+        return sorted(folder.glob("*.parquet"))
+    for old in folder.glob("*.parquet"):
+        old.unlink()
+    paths = write(layout, data, KEY, folder)
+    marker.touch()
+    return paths
 
 
 def _print_pruning(rows: list[dict]) -> None:
