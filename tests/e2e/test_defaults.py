@@ -9,6 +9,9 @@ import datetime
 import threading
 from typing import Any
 
+import pytest
+from snowflake.connector.errors import ProgrammingError
+
 
 def test_insert_with_a_column_list_fills_omitted_columns_from_their_defaults(cur: Any) -> None:
     cur.execute("CREATE TABLE t (a INT DEFAULT 5, c VARCHAR DEFAULT 'x' || 'y', e INT)")
@@ -115,3 +118,22 @@ def test_concurrent_inserts_never_share_an_identity_number(server: Any, database
     with server.connect(database=database) as conn:
         ids = [r[0] for r in conn.cursor().execute("SELECT id FROM t ORDER BY id").fetchall()]
     assert ids == list(range(1, 19))
+
+
+def test_identity_numbers_stay_unique_across_open_transactions(server: Any, database: str) -> None:
+    """Two open transactions numbering rows from the same sequence: the second COMMIT is refused
+    (a conflict, nothing applied) rather than replayed with numbers the first one already used."""
+    with server.connect(database=database) as first, server.connect(database=database) as second:
+        a, b = first.cursor(), second.cursor()
+        a.execute("CREATE TABLE t (id INT AUTOINCREMENT, v VARCHAR)")
+        a.execute("BEGIN")
+        b.execute("BEGIN")
+        a.execute("INSERT INTO t (v) VALUES ('a1'), ('a2')")
+        b.execute("INSERT INTO t (v) VALUES ('b1')")
+        a.execute("COMMIT")
+        with pytest.raises(ProgrammingError) as e:
+            b.execute("COMMIT")
+        assert e.value.errno == 625
+        assert a.execute("SELECT id, v FROM t ORDER BY id").fetchall() == [(1, "a1"), (2, "a2")]
+        b.execute("INSERT INTO t (v) VALUES ('b1')")
+        assert a.execute("SELECT id FROM t WHERE v = 'b1'").fetchall() == [(3,)]
