@@ -35,8 +35,11 @@ def _insert_batch(cur: Any, table: str, writer: int, rows: int) -> str:
     return batch
 
 
-def mixed_load(server: Server, sessions: int = 32, seconds: float = 10.0) -> dict[str, Any]:
-    """`sessions` connections for `seconds`: inserts into a shared and an own table, reads of both."""
+def mixed_load(
+    server: Server, sessions: int = 32, seconds: float = 10.0, at_least: int = 0
+) -> dict[str, Any]:
+    """`sessions` connections for `seconds` (and at least `at_least` statements each): inserts
+    into a shared and an own table, reads of both."""
     with server.connect() as conn:
         _table(conn, "LOAD_SHARED")
     done: list[int] = [0] * sessions
@@ -50,7 +53,7 @@ def mixed_load(server: Server, sessions: int = 32, seconds: float = 10.0) -> dic
                 cur = conn.cursor()
                 _table(conn, f"LOAD_OWN_{i}")
                 own = 0
-                while time.monotonic() < deadline:
+                while time.monotonic() < deadline or done[i] < at_least:
                     step = random.random()
                     if step < 0.3:
                         _insert_batch(cur, "LOAD_SHARED", i, 5)

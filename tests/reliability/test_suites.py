@@ -12,9 +12,9 @@ def test_mixed_load_and_concurrent_writers(tmp_path: Path) -> None:
     server = Server(tmp_path)
     server.start()
     try:
-        load = suites.mixed_load(server, sessions=8, seconds=4)
+        load = suites.mixed_load(server, sessions=8, seconds=4, at_least=4)
         assert load["unexpected_errors"] == []
-        assert load["statements"] > 8
+        assert load["statements"] >= 8 * 4
         assert load["rows_lost"] == 0
         writers = suites.concurrent_writers(server, writers=4, inserts=4)
         assert writers["errors"] == []
