@@ -38,3 +38,37 @@ def test_corrupt_metadata_affects_only_its_table(tmp_path: Path) -> None:
     answers = suites.corrupt_metadata(tmp_path)
     assert answers["GOOD"] == "rows=2"
     assert answers["CORRUPT"].startswith("error") and answers["MISSING"].startswith("error")
+
+
+def test_orphan_removal_keeps_what_any_table_references(tmp_path: Path) -> None:
+    """Files of a dropped table (kept for UNDROP), of a clone's source and of time travel are
+    not orphans; a file nothing references is."""
+    server = Server(tmp_path)
+    server.start()
+    try:
+        with server.connect() as conn:
+            cur = conn.cursor()
+            cur.execute("CREATE TABLE src (x INT)")
+            cur.execute("INSERT INTO src VALUES (1), (2)")
+            cur.execute("INSERT INTO src VALUES (3)")
+            cur.execute("CREATE TABLE copy CLONE src")
+            cur.execute("DELETE FROM src WHERE x = 1")  # the old files stay for time travel
+            cur.execute("CREATE TABLE gone (y INT)")
+            cur.execute("INSERT INTO gone VALUES (7)")
+            cur.execute("DROP TABLE gone")
+        server.stop()
+        stray = next((tmp_path / "warehouse").glob("**/src/data")) / "stray.parquet"
+        stray.write_bytes(b"not referenced by anything")
+        report = suites._maintenance(tmp_path, "--older-than", "0")
+        assert f"removed {stray.resolve()}" in report
+        assert "cannot read" not in report
+        server.start()
+        with server.connect() as conn:
+            cur = conn.cursor()
+            assert cur.execute("SELECT x FROM src ORDER BY x").fetchall() == [(2,), (3,)]
+            assert cur.execute("SELECT x FROM copy ORDER BY x").fetchall() == [(1,), (2,), (3,)]
+            cur.execute("UNDROP TABLE gone")
+            assert cur.execute("SELECT y FROM gone").fetchall() == [(7,)]
+        assert not stray.exists()
+    finally:
+        server.stop()
