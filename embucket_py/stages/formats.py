@@ -69,7 +69,14 @@ PARQUET_DEFAULTS: dict[str, Any] = {"BINARY_AS_TEXT": True, "COMPRESSION": "AUTO
 _DEFAULTS = {"CSV": CSV_DEFAULTS, "JSON": JSON_DEFAULTS, "PARQUET": PARQUET_DEFAULTS}
 # Options that do not change what this server reads or writes (USE_LOGICAL_TYPE: Parquet logical
 # types are always honoured), and options accepted only at the value it implements.
-_NEUTRAL = {"USE_LOGICAL_TYPE", "SKIP_BYTE_ORDER_MARK", "VALIDATE_UTF8", "MULTI_LINE", "TYPE"}
+_NEUTRAL = {
+    "USE_LOGICAL_TYPE",
+    "USE_VECTORIZED_SCANNER",
+    "SKIP_BYTE_ORDER_MARK",
+    "VALIDATE_UTF8",
+    "MULTI_LINE",
+    "TYPE",
+}
 _AT_DEFAULT = {
     "ENCODING": ("UTF8", "UTF-8"),
     "BINARY_FORMAT": ("HEX",),
