@@ -159,6 +159,10 @@ class Tables:
             SFTYPES_PROPERTY: json.dumps({str(i + 1): c.type.sql for i, c in enumerate(columns)}),
             # Merge small manifests on append: scan planning reads every manifest of a snapshot.
             "commit.manifest-merge.enabled": "true",
+            # pyiceberg would replay a conflicting commit on the new snapshot by itself: right for
+            # appends, wrong for copy-on-write rewrites planned on the old one. The engine retries
+            # (appends) or re-plans (rewrites) on its own instead.
+            "commit.retry.num-retries": "0",
         }
         if comment is not None:
             properties[COMMENT_PROPERTY] = comment
@@ -482,9 +486,6 @@ def _default_properties(columns: list[Column]) -> dict[str, str]:
         properties[DEFAULTS_PROPERTY] = json.dumps(defaults)
     if identities:
         properties[IDENTITY_PROPERTY] = json.dumps(identities)
-        # pyiceberg would replay a conflicting commit with the stale sequence; Tables._commit
-        # retries instead, numbering the rows afresh.
-        properties["commit.retry.num-retries"] = "0"
     return properties
 
 
