@@ -24,7 +24,7 @@ from embucket_py.sql import stages as sql
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize
 from embucket_py.sql.stages import StageLocation
-from embucket_py.stages.fileio import StagedFile, StageStore, internal_root
+from embucket_py.stages.fileio import StagedFile, StageStore, cached_md5, internal_root
 from embucket_py.stages.formats import FileFormat, file_format, show_options
 from embucket_py.stages.registry import StageInfo, StageRegistry
 from embucket_py.types import MAX_VARCHAR, SfType
@@ -363,13 +363,18 @@ def list_files(resolver: StageResolver, session: Session, d: sql.ListDef) -> Que
         (
             resolved.name(f),
             f.size,
-            resolved.store.digest(f.path),
+            _md5(resolved, f),
             f.modified.strftime("%a, %-d %b %Y %H:%M:%S GMT"),
         )
         for f in files
     ]
     columns = [("name", TEXT), ("size", NUMBER), ("md5", TEXT), ("last_modified", TEXT)]
     return constant(columns, rows, StatementType.SHOW)
+
+
+def _md5(resolved: Resolved, file: StagedFile) -> str:
+    # Internal stages remember digests beside the files; external ones are only read.
+    return cached_md5(resolved.store, file) if resolved.key is not None else resolved.store.digest(file.path)
 
 
 def _internal(resolved: Resolved, what: str) -> str:

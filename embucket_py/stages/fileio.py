@@ -19,6 +19,7 @@ from embucket_py.catalog import storage
 from embucket_py.errors import Unsupported
 
 INTERNAL_DIR = ".stages"
+SIDECARS = (".md5", ".sfc-digest")  # hidden notes beside stage files
 _READ_BLOCK = 8 << 20
 
 
@@ -134,7 +135,13 @@ class StageStore:
         return self.fs.open_output_stream(full, compression=None)  # type: ignore[no-any-return]
 
     def delete(self, path: str) -> None:
+        """Deletes a file and the hidden notes kept beside it (digests)."""
         self.fs.delete_file(self._full(path))
+        directory, _, name = path.rpartition("/")
+        for suffix in SIDECARS:
+            note = f"{directory}/.{name}{suffix}" if directory else f".{name}{suffix}"
+            if self.exists(note):
+                self.fs.delete_file(self._full(note))
 
     def delete_all(self) -> None:
         """Removes the whole root (DROP STAGE of an internal stage)."""
@@ -147,6 +154,21 @@ class StageStore:
             while block := f.read(_READ_BLOCK):
                 h.update(block)
         return h.hexdigest()
+
+
+def cached_md5(store: StageStore, file: StagedFile) -> str:
+    """The MD5 of a stage file, kept beside it (hidden) so LIST reads each file once."""
+    directory, _, name = file.path.rpartition("/")
+    sidecar = f"{directory}/.{name}{SIDECARS[0]}" if directory else f".{name}{SIDECARS[0]}"
+    if store.exists(sidecar):
+        with store.open_input(sidecar) as f:
+            etag, _, md5 = f.read().decode().partition(" ")
+        if etag == file.etag:
+            return md5
+    md5 = store.digest(file.path)
+    with store.open_output(sidecar) as f:
+        f.write(f"{file.etag} {md5}".encode())
+    return md5
 
 
 def internal_root(warehouse: str) -> str:
