@@ -46,7 +46,7 @@ from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.clustering import clustering_def
-from embucket_py.sql.context import ColumnKinds, SqlContext
+from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
 from embucket_py.sql.ddl import create_def, drop_def, retention_change
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
@@ -147,7 +147,7 @@ class Engine:
                 ref = TableName(*parts)
                 seen[key] = None
                 if tables.exists(ref):
-                    seen[key] = {c.name: c.type.kind for c in Tables.columns(tables.load(ref))}
+                    seen[key] = {c.name: kind_text(c.type) for c in Tables.columns(tables.load(ref))}
             return seen[key]
 
         return lookup

@@ -8,9 +8,18 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-# [database, schema, table] -> Snowflake column name -> type kind (FIXED, TEXT, VARIANT, ...);
+from embucket_py.types import SfType
+
+# [database, schema, table] -> Snowflake column name -> type kind (FIXED(p,s), TEXT, VARIANT, ...);
 # None when there is no such stored table.
 ColumnKinds = Callable[[list[str]], "dict[str, str] | None"]
+
+
+def kind_text(t: SfType) -> str:
+    """A column's kind as ColumnKinds gives it: numbers carry precision and scale."""
+    if t.kind == "FIXED":
+        return f"FIXED({t.precision if t.precision is not None else 38},{t.scale or 0})"
+    return t.kind
 
 
 @dataclass(frozen=True)

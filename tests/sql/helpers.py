@@ -15,7 +15,7 @@ from datafusion import SessionContext
 
 from embucket_py.engine.context import new_context
 from embucket_py.naming import display
-from embucket_py.sql.context import SqlContext
+from embucket_py.sql.context import SqlContext, kind_text
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import QueryTranslation, translate_query
@@ -53,7 +53,7 @@ def with_stub_kinds(ctx: SqlContext, schemas: dict[str, pa.Schema] | None) -> Sq
 
     def kinds(parts: list[str]) -> dict[str, str]:
         schema = (schemas or {}).get(parts[2], STUB_COLUMNS)
-        return {display(f.name): from_arrow_field(f).kind for f in schema}
+        return {display(f.name): kind_text(from_arrow_field(f)) for f in schema}
 
     return dataclasses.replace(ctx, column_kinds=kinds)
 

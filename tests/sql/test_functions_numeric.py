@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pyarrow as pa
+
 from embucket_py.engine.context import new_context
 from tests.sql.helpers import CTX, translate, validate
 
@@ -43,3 +45,15 @@ def test_square_and_cbrt() -> None:
 
 def test_division_of_integers_keeps_a_decimal_scale() -> None:
     assert row("SELECT 1 / 3") == [Decimal("0.333333")]
+
+
+def test_division_of_number_columns_uses_the_dividend_scale() -> None:
+    # NUMBER(10, 2) / NUMBER(38, 0): scale max(2, min(2 + 6, 12)) = 8, as Snowflake's rule gives.
+    columns = [("p", pa.decimal128(10, 2)), ("n", pa.decimal128(38, 0)), ("f", pa.float64())]
+    schemas = {"T": pa.schema(columns)}
+    validate(
+        "SELECT p / n AS x, f / n AS y FROM t",
+        'SELECT CAST(round(CAST("p" AS DECIMAL(38, 8)) / "n", 8) AS DECIMAL(38, 8)) AS "x", '
+        'CAST("f" AS DOUBLE) / sf_divisor(CAST("n" AS DOUBLE)) AS "y" FROM "__t0" AS "t"',
+        schemas=schemas,
+    )

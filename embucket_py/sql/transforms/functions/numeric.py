@@ -6,8 +6,12 @@ https://docs.snowflake.com/en/sql-reference/operators-arithmetic#scale-and-preci
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
+from embucket_py.sql.context import active
+from embucket_py.sql.transforms.functions.column_kinds import stored_kind
 from embucket_py.sql.transforms.functions.temporal import call, cast, kind_of, mul, number, paren, rewrite_all
 
 
@@ -23,11 +27,22 @@ def _literal_scale(node: exp.Expression) -> int | None:
     return None
 
 
+def _scale(node: exp.Expression) -> int | None:
+    """The scale of a number literal or of a stored NUMBER(p, s) column; None otherwise."""
+    literal = _literal_scale(node)
+    if literal is not None:
+        return literal
+    kind = stored_kind(node, active())
+    match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
+    return int(match.group(2)) if match else None
+
+
 def _divide(dividend: exp.Expression, divisor: exp.Expression) -> exp.Expression:
-    """Snowflake divides exactly: two number literals give NUMBER with scale max(s1, min(s1 + 6, 12));
-    anything else is divided as DOUBLE. Dividing by zero is an error (100051), never inf."""
+    """Snowflake divides NUMBERs exactly: literals and NUMBER(p, s) columns give NUMBER with scale
+    max(s1, min(s1 + 6, 12)); anything else is divided as DOUBLE. Dividing by zero is an error
+    (100051), never inf."""
+    s1, s2 = _scale(dividend), _scale(divisor)  # before the casts below take them out of the tree
     checked = call("sf_divisor", cast(divisor, "DOUBLE"))
-    s1, s2 = _literal_scale(dividend), _literal_scale(divisor)
     if s1 is not None and s2 is not None:
         scale = max(s1, min(s1 + 6, 12))
         quotient = exp.Div(
