@@ -17,6 +17,7 @@ from embucket_py.config import Settings
 from embucket_py.errors import SnowflakeError
 from embucket_py.server.iceberg_rest.routes import ROUTES as ICEBERG_ROUTES
 from embucket_py.server.limits import RequestSizeLimit
+from embucket_py.server.snowflake import files
 from embucket_py.server.snowflake.routes import ROUTES
 from embucket_py.server.snowflake.wire import fail
 from embucket_py.server.state import ServerState
@@ -57,7 +58,13 @@ def build_app(settings: Settings) -> Starlette:
             Exception: unexpected_error,
         },
         lifespan=lifespan,
-        middleware=[Middleware(RequestSizeLimit, max_bytes=settings.max_request_mb * 1024 * 1024)],
+        middleware=[
+            Middleware(
+                RequestSizeLimit,
+                max_bytes=settings.max_request_mb * 1024 * 1024,
+                exempt=(f"/{files.BUCKET}/",),  # stage uploads stream to storage
+            )
+        ],
     )
 
 

@@ -47,12 +47,14 @@ class RequestSizeLimit:
     without one (chunked), so neither form can make the server buffer more than the limit.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, exempt: tuple[str, ...] = ()) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        # Paths whose handlers stream the body to storage (stage file uploads): not buffered here.
+        self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.max_bytes <= 0:
+        if scope["type"] != "http" or self.max_bytes <= 0 or scope["path"].startswith(self.exempt):
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length", b"")
@@ -61,6 +63,7 @@ class RequestSizeLimit:
         except ValueError:
             too_big = False
         if too_big:
+            await self._drain(receive)
             await self._refuse(send)
             return
         if declared:
@@ -76,6 +79,9 @@ class RequestSizeLimit:
             chunks.append(message.get("body", b""))
             seen += len(chunks[-1])
             if seen > self.max_bytes:
+                chunks.clear()
+                if message.get("more_body", False):
+                    await self._drain(receive)
                 await self._refuse(send)
                 return
             if not message.get("more_body", False):
@@ -90,6 +96,15 @@ class RequestSizeLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _drain(receive: Receive) -> None:
+        """Reads and drops the rest of the body: a client still sending would otherwise see a
+        broken pipe (and retry) instead of reading the 413."""
+        while True:
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                return
 
     async def _refuse(self, send: Send) -> None:
         limit_mb = self.max_bytes // (1024 * 1024)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
+import os
 import ssl
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -263,19 +266,28 @@ class _TlsServer(Server):
             urllib.request.urlopen = real_urlopen
 
 
-def test_https(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_https(tmp_path: Path) -> None:
     ca, cert, key = _tls_files(tmp_path)
     (tmp_path / "data").mkdir()
     srv = _TlsServer(tmp_path / "data", tls_cert=str(cert), tls_key=str(key), tls_ca=str(ca))
     srv.start()
     try:
         # Both lines verify the certificate against the CA bundle the environment names (4.x's
-        # requests reads REQUESTS_CA_BUNDLE, 5.x's core SSL_CERT_FILE); 4.x also needs OCSP off.
-        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(ca))
-        monkeypatch.setenv("SSL_CERT_FILE", str(ca))
-        extra = {"insecure_mode": True} if CONNECTOR_MAJOR < 5 else {}
-        with srv.connect(protocol="https", **extra) as conn:
-            assert conn.cursor().execute("SELECT 'over tls'").fetchone() == ("over tls",)
+        # requests reads REQUESTS_CA_BUNDLE, 5.x's core SSL_CERT_FILE, once per process: hence a
+        # fresh interpreter); 4.x also needs OCSP checks off for a private CA.
+        env = {**os.environ, "REQUESTS_CA_BUNDLE": str(ca), "SSL_CERT_FILE": str(ca)}
+        extra = ", insecure_mode=True" if CONNECTOR_MAJOR < 5 else ""
+        script = (
+            "import snowflake.connector\n"
+            f"conn = snowflake.connector.connect(account='embucket', user='embucket', password='embucket',"
+            f" host='localhost', port={srv.port}, protocol='https', login_timeout=30{extra})\n"
+            "print(conn.cursor().execute(\"SELECT 'over tls'\").fetchone()[0])\n"
+            "conn.close()\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.stdout.strip() == "over tls", done.stderr[-2000:]
         with pytest.raises(OSError):  # plain http to the https port: refused or reset
             urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/health", timeout=5)
     finally:
@@ -309,3 +321,17 @@ def test_statements_queue_behind_the_worker_cap(tmp_path: Path) -> None:
             assert conn.get_query_status(running) in (QueryStatus.ABORTED, QueryStatus.FAILED_WITH_ERROR)
     finally:
         srv.stop()
+
+
+def test_file_uploads_are_not_held_to_the_request_limit(strict: Server, tmp_path: Path) -> None:
+    """PUT streams files to the stage: a 3 MB file passes a server whose request limit is 1 MiB."""
+    data = tmp_path / "big.csv"
+    data.write_text("".join(f"{i},{'x' * 90}\n" for i in range(30_000)))
+    with strict.connect() as conn:
+        cur = conn.cursor()
+        cur.execute("CREATE OR REPLACE STAGE big_files")
+        cur.execute(f"PUT 'file://{data}' @big_files AUTO_COMPRESS = FALSE")
+        assert cur.fetchone()[6] == "UPLOADED"
+        cur.execute("CREATE OR REPLACE TABLE big (n INT, s VARCHAR)")
+        cur.execute("COPY INTO big FROM @big_files FILE_FORMAT = (TYPE = CSV)")
+        assert cur.execute("SELECT COUNT(*) FROM big").fetchone() == (30_000,)
