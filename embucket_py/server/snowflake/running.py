@@ -79,7 +79,10 @@ class QueryRecord:
 
 def _from_shared(fields: dict[str, Any] | None) -> QueryRecord | None:
     """A record another server (or an earlier Lambda invocation) stored, as a local record."""
-    return QueryRecord(**fields) if fields is not None else None
+    if fields is None:
+        return None
+    # Queueing is per server: a statement another server holds is reported as running.
+    return QueryRecord(**fields, started=True)
 
 
 class QueryRegistry:
