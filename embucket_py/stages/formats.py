@@ -207,11 +207,12 @@ def decompressed(stream: BinaryIO, compression: str) -> BinaryIO:
 
 @dataclass
 class BadRow:
-    """A record the parser rejected (wrong number of fields)."""
+    """A record the parser rejected (wrong number of fields, or not JSON)."""
 
     line: int
     text: str
     columns: int
+    message: str | None = None  # the error when it is not a field-count mismatch
 
 
 @dataclass
@@ -390,8 +391,36 @@ def read_json_text(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Itera
         lines = pa.array(range(seen + 1, seen + batch.num_rows + 1), pa.int64())
         seen += batch.num_rows
         out = pa.RecordBatch.from_arrays([text, lines], schema=JSON_TEXT_SCHEMA).filter(keep)
+        out = _valid_json(out, state)
         state.rows += out.num_rows
         yield out
+
+
+def _valid_json(batch: pa.RecordBatch, state: ReadState) -> pa.RecordBatch:
+    """Drops records that are not JSON, remembering them as bad rows. Arrow's JSON reader checks
+    the whole batch at once; only a batch it rejects is looked at record by record."""
+    if batch.num_rows == 0:
+        return batch
+    # Each record followed by a newline: the array's data buffer is then NDJSON as it stands.
+    joined = pc.binary_join_element_wise(batch.column(0), "", "\n")
+    offsets = np.frombuffer(joined.buffers()[1], np.int32)
+    start, end = int(offsets[joined.offset]), int(offsets[joined.offset + len(joined)])
+    options = pjson.ReadOptions(block_size=max(end - start, 1 << 20))
+    try:
+        pjson.read_json(pa.BufferReader(joined.buffers()[2][start:end]), read_options=options)
+        return batch
+    except pa.ArrowInvalid:
+        pass
+    good = []
+    for i, text in enumerate(batch.column(0).to_pylist()):
+        try:
+            json.loads(text)
+            good.append(True)
+        except ValueError as e:
+            line = batch.column(1)[i].as_py()
+            state.bad_rows.append(BadRow(line, text, 1, f"Error parsing JSON: {e}"))
+            good.append(False)
+    return batch.filter(pa.array(good))
 
 
 def read_json_columns(stream: BinaryIO, fmt: FileFormat, state: ReadState) -> Iterator[pa.RecordBatch]:

@@ -257,6 +257,8 @@ def _column_count_error(request: FileRequest, state: ReadState) -> RowError | No
     if not state.bad_rows:
         return None
     bad = min(state.bad_rows, key=lambda b: b.line)
+    if bad.message is not None:
+        return RowError(bad.line, bad.message, 1, 1)
     expected = request.csv_columns or len(request.targets)
     return RowError(
         bad.line,

@@ -144,3 +144,13 @@ def test_named_format_in_a_staged_query_reads_json_records(cur, put) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
         cur.execute("SELECT $1 FROM @st/r.json (FILE_FORMAT => 'missing')")
     assert e.value.errno == 2003
+
+
+def test_a_record_that_is_not_json_is_a_load_error(cur, put) -> None:
+    put("bad.json", b'{"a": 1}\n{oops}\n{"a": 3}\n')
+    cur.execute("CREATE TABLE t (doc VARIANT)")
+    rows = cur.execute("COPY INTO t FROM @st FILE_FORMAT=(TYPE=JSON) ON_ERROR=CONTINUE").fetchall()
+    assert rows[0][1:6] == ("PARTIALLY_LOADED", 3, 2, 3, 1)
+    assert rows[0][6].startswith("Error parsing JSON")
+    assert rows[0][7] == 2
+    assert cur.execute("SELECT COUNT(*) FROM t").fetchall() == [(2,)]
