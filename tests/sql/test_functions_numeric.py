@@ -57,3 +57,8 @@ def test_division_of_number_columns_uses_the_dividend_scale() -> None:
         'CAST("f" AS DOUBLE) / sf_divisor(CAST("n" AS DOUBLE)) AS "y" FROM "__t0" AS "t"',
         schemas=schemas,
     )
+
+
+def test_div0_of_numbers_divides_exactly() -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/div0: DIV0(1, 2) = 0.500000, DIV0(1, 0) = 0.
+    assert row("SELECT DIV0(1, 2), DIV0(1, 0)") == [Decimal("0.500000"), Decimal("0.000000")]

@@ -63,6 +63,19 @@ def _div0(node: exp.If, null_too: bool) -> exp.Expression:
             if null_too
             else zero
         )
+        s1, s2 = _scale(dividend), _scale(divisor)
+        if s1 is not None and s2 is not None:
+            # NUMBERs divide exactly (DIV0(1, 2) is 0.500000); NULLIF keeps the untaken branch
+            # from dividing by zero when the planner folds constants.
+            scale = max(s1, min(s1 + 6, 12))
+            quotient = exp.Div(
+                this=paren(cast(dividend.copy(), f"NUMBER(38, {scale})")),
+                expression=call("nullif", divisor.copy(), number(0)),
+                typed=True,
+            )
+            exact = cast(call("round", quotient, number(scale)), f"NUMBER(38, {scale})")
+            zero = cast(number(0), f"NUMBER(38, {scale})")
+            return exp.Case(ifs=[exp.If(this=condition, true=zero)], default=exact)
         plain = exp.Div(
             this=paren(cast(dividend, "DOUBLE")), expression=paren(cast(divisor, "DOUBLE")), typed=True
         )
