@@ -123,6 +123,9 @@ def _attempt(
     register_arrow(df_ctx, "__acts", acts)
     kept = _run(df_ctx, tables, sqlc.rewritten_rows(stored), ctx, cancel)
     added = _run(df_ctx, tables, sqlc.inserted_rows(stored), ctx, cancel) if change.inserts else None
+    if added is not None and added.schema != kept.schema:
+        # Inserted values may come typed differently (a nanosecond timestamp): the kept rows' schema wins.
+        added = added.cast(kept.schema)
     new = pa.concat_tables([kept, added]) if added is not None else kept
     _check_not_null(columns, new)
     tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new, ctx.query_id)

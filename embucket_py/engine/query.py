@@ -113,6 +113,11 @@ def stream(
 def collect(frame: DataFrame, cancel: threading.Event | None = None) -> pa.Table:
     """Runs a DataFrame into one Arrow table, with view types made plain for pyarrow's kernels."""
     batches = list(stream(frame, cancel))
+    if batches:
+        # Branches of a UNION may yield batches typed differently (string vs string_view, a
+        # nullability flag): bring each to the plan's schema before joining them.
+        schema = frame.schema()
+        batches = [b if b.schema == schema else b.cast(schema) for b in batches]
     table = pa.Table.from_batches(batches) if batches else pa.Table.from_batches([], frame.schema())
     plain = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
     if any(f.type in plain for f in table.schema):
