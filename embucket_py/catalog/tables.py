@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -47,7 +48,7 @@ SFTYPES_PROPERTY = "embucket.sftypes"
 DEFAULTS_PROPERTY = "embucket.defaults"
 IDENTITY_PROPERTY = "embucket.identity"
 COMMENT_PROPERTY = "comment"
-COMMIT_RETRIES = 10
+COMMIT_RETRIES = 30
 
 
 @dataclass(frozen=True)
@@ -435,13 +436,17 @@ class Tables:
         identity: list[str] | None = None,
     ) -> int:
         properties = _snapshot_properties(query_id)
+        written: list[DataFile] | None = None  # a plain append's files, written once for all retries
         for attempt in range(COMMIT_RETRIES):
             table = self.load(ref)
             try:
                 data = data.cast(table.schema().as_arrow())
                 tx = table.transaction()
                 data = assign_identities(table, tx, data, identity or [])
-                if clustering_key(table):
+                if not overwrite and not identity and not clustering_key(table):
+                    written = written if written is not None else new_data_files(table, tx, data)
+                    _append_files(table, tx, written, properties)
+                elif clustering_key(table):
                     _write_clustered(table, tx, data, overwrite, properties)
                 elif overwrite:
                     tx.overwrite(data, snapshot_properties=properties)
@@ -452,8 +457,18 @@ class Tables:
                 return data.num_rows
             except CommitFailedException:
                 log.info("commit conflict on %s, retrying (%d)", ref, attempt + 1)
-                time.sleep(0.01 * 2**attempt)
+                # Jittered so that writers which collided do not collide again in step.
+                time.sleep(random.uniform(0.5, 1.0) * min(0.01 * 2**attempt, 0.5))
         raise CommitFailedException(f"could not commit to {ref} after {COMMIT_RETRIES} attempts")
+
+
+def _append_files(table: Table, tx: Transaction, files: list[DataFile], properties: dict[str, str]) -> None:
+    """Adds already written data files in one snapshot (merging manifests when the table asks)."""
+    update = tx.update_snapshot(properties)
+    merge = table.properties.get("commit.manifest-merge.enabled", "false").lower() == "true"
+    with update.merge_append() if merge else update.fast_append() as snapshot:
+        for data_file in files:
+            snapshot.append_data_file(data_file)
 
 
 def _write_clustered(

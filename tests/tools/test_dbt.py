@@ -122,11 +122,6 @@ def test_dbt_project_builds_and_rebuilds_incrementally(
     assert rows(server, tool_database, "select count(*) from customers") == [(6,)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 7: dbt's catalog query formats LAST_ALTERED with "
-    "TO_VARCHAR(ts, 'yyyy-mm-dd HH24:MI'||'UTC'), a format built with || that is refused as not constant",
-)
 def test_dbt_docs_generate_writes_the_catalog(server: Server, tool_database: str, tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)

@@ -465,7 +465,10 @@ def _to_char(node: exp.Expression) -> exp.Expression:
             return call("sf_format_number", cast(node.this, "VARCHAR"), fmt)
         if re.fullmatch(r"[\s$90,.DGSMIXFEC\"]*", fmt.name.upper()) and re.search(r"[90X]", fmt.name.upper()):
             raise Unsupported(f"the numeric format model '{fmt.name}'")
-    chrono = chrono_format(fmt) if isinstance(node, exp.TimeToStr) else snowflake_format(fmt)
+    # sqlglot maps only a literal format; one joined from literals (dbt's 'fmt' || 'UTC') is
+    # still in Snowflake's spelling.
+    mapped = isinstance(node, exp.TimeToStr) and isinstance(fmt, exp.Literal)
+    chrono = chrono_format(fmt) if mapped else snowflake_format(fmt)
     return call("to_char", as_temporal(node.this), chrono)
 
 

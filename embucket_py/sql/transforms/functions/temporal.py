@@ -217,9 +217,26 @@ def chrono_format(node: exp.Expression) -> exp.Expression:
     return string(text)
 
 
+def constant_text(node: exp.Expression) -> str | None:
+    """The text of a constant string expression: a literal, or literals joined by || / CONCAT
+    (dbt writes formats as 'yyyy-mm-dd HH24:MI' || 'UTC')."""
+    if isinstance(node, exp.Paren):
+        return constant_text(node.this)
+    if isinstance(node, exp.Literal) and node.is_string:
+        return node.name
+    parts = [node.this, node.expression] if isinstance(node, exp.DPipe) else None
+    if isinstance(node, exp.Concat):
+        parts = list(node.expressions)
+    if parts is None:
+        return None
+    texts = [constant_text(p) for p in parts]
+    return None if any(t is None for t in texts) else "".join(texts)  # type: ignore[arg-type]
+
+
 def snowflake_format(node: exp.Expression) -> exp.Expression:
     """A format still in Snowflake's spelling (TO_CHAR keeps it) -> chrono's."""
-    if not isinstance(node, exp.Literal) or not node.is_string:
+    text = constant_text(node)
+    if text is None:
         raise Unsupported("a date/time format that is not a constant string")
-    mapped = format_time(node.name, Snowflake.TIME_MAPPING, Snowflake.TIME_TRIE) or node.name
+    mapped = format_time(text, Snowflake.TIME_MAPPING, Snowflake.TIME_TRIE) or text
     return chrono_format(string(mapped))
