@@ -8,10 +8,7 @@ from typing import Any
 
 def test_variant_column_round_trips_and_reads_back_typed(cur: Any) -> None:
     cur.execute("CREATE TABLE docs (id INT, v VARIANT)")
-    cur.execute(
-        "INSERT INTO docs SELECT 1, "
-        "PARSE_JSON('{\"name\": \"Alice\", \"tags\": [\"a\", \"b\"], \"age\": 31}')"
-    )
+    cur.execute('INSERT INTO docs SELECT 1, PARSE_JSON(\'{"name": "Alice", "tags": ["a", "b"], "age": 31}\')')
     cur.execute("SELECT v, v:name, v:name::string, v:tags[1], v:age FROM docs")
     row = cur.fetchone()
     assert [d.type_code for d in cur.description][:2] == [5, 5]  # VARIANT

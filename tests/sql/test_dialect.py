@@ -49,7 +49,7 @@ def test_binary_boolean_and_variant_casts() -> None:
         "SELECT b::BINARY AS bin, a::BOOLEAN AS f, b::VARIANT AS v FROM t",
         # A VARIANT is JSON text tagged with its type; the column's type decides the JSON form.
         'SELECT CAST("b" AS BYTEA) AS "bin", CAST("a" AS BOOLEAN) AS "f", '
-        "sf_to_variant(\"b\", concat(arrow_typeof(\"b\"), '|', "
+        'sf_to_variant("b", concat(arrow_typeof("b"), \'|\', '
         "coalesce(arrow_metadata(\"b\", 'embucket.sftype'), ''))) AS \"v\" "
         'FROM "__t0" AS "t"',
     )

@@ -21,7 +21,7 @@ def test_path_access_and_string_cast() -> None:
 
 def test_quoted_key_keeps_its_quotes_in_the_path() -> None:
     sql = translate('SELECT v:"Quoted Key" FROM t').sql
-    assert "sf_get_path(\"v\", '\"Quoted Key\"')" in sql
+    assert 'sf_get_path("v", \'"Quoted Key"\')' in sql
 
 
 def test_bracket_access_becomes_get() -> None:
@@ -43,11 +43,11 @@ def test_flatten_becomes_an_unnest_next_to_the_table() -> None:
     validate(
         "SELECT f.value FROM t, LATERAL FLATTEN(input => t.v) f",
         'SELECT "t"."value" AS "value" FROM (SELECT * EXCEPT ("__flat"), '
-        "get_field(\"__flat\", 'seq') AS \"seq\", get_field(\"__flat\", 'key') AS \"key\", "
-        "get_field(\"__flat\", 'path') AS \"path\", get_field(\"__flat\", 'index') AS \"index\", "
-        "sf_variant_tag(get_field(\"__flat\", 'value')) AS \"value\", "
-        "sf_variant_tag(get_field(\"__flat\", 'this')) AS \"this\" "
-        "FROM (SELECT \"t\".*, unnest(sf_flatten(\"t\".\"v\", '', FALSE, FALSE, 'BOTH')) AS \"__flat\" "
+        'get_field("__flat", \'seq\') AS "seq", get_field("__flat", \'key\') AS "key", '
+        'get_field("__flat", \'path\') AS "path", get_field("__flat", \'index\') AS "index", '
+        'sf_variant_tag(get_field("__flat", \'value\')) AS "value", '
+        'sf_variant_tag(get_field("__flat", \'this\')) AS "this" '
+        'FROM (SELECT "t".*, unnest(sf_flatten("t"."v", \'\', FALSE, FALSE, \'BOTH\')) AS "__flat" '
         'FROM "__t0" AS "t") AS "__flat_rows") AS "t"',
         schemas=VARIANT_TABLE,
     )
@@ -61,7 +61,7 @@ def test_constructors_take_values_of_any_type() -> None:
 
 def test_array_agg_orders_inside_the_aggregate() -> None:
     sql = translate("SELECT ARRAY_AGG(id) WITHIN GROUP (ORDER BY id DESC) FROM t").sql
-    assert sql.startswith("SELECT sf_array_from_list(array_agg(sf_to_variant(\"id\"")
+    assert sql.startswith('SELECT sf_array_from_list(array_agg(sf_to_variant("id"')
     assert 'ORDER BY "id" DESC' in sql
 
 
