@@ -26,9 +26,9 @@ COLUMNS = [
     ("NTZ", "TIMESTAMP_NTZ", "'2024-01-31 10:00:00.123456'", dt.datetime(2024, 1, 31, 10, 0, 0, 123456)),
     ("LTZ", "TIMESTAMP_LTZ", "'2024-01-31 10:00:00 +00:00'", dt.datetime(2024, 1, 31, 10, tzinfo=UTC)),
     ("TZ", "TIMESTAMP_TZ", "'2024-01-31 10:00:00 +00:00'", dt.datetime(2024, 1, 31, 10, tzinfo=UTC)),
-    ("V", "VARIANT", """'{"a": [1, 2]}'""", {"a": [1, 2]}),
-    ("O", "OBJECT", """'{"k": "v"}'""", {"k": "v"}),
-    ("A", "ARRAY", "'[1, 2, 3]'", [1, 2, 3]),
+    ("V", "VARIANT", """PARSE_JSON('{"a": [1, 2]}')""", {"a": [1, 2]}),
+    ("O", "OBJECT", """PARSE_JSON('{"k": "v"}')""", {"k": "v"}),
+    ("A", "ARRAY", "PARSE_JSON('[1, 2, 3]')", [1, 2, 3]),
 ]
 TYPE_CODES = {
     "N": 0, "P": 0, "F": 1, "S": 2, "B": 11, "L": 13, "D": 3, "T": 12,
@@ -56,7 +56,8 @@ def typed(request: pytest.FixtureRequest, server: Server, database: str) -> Any:
 
 def _create_types_table(cur: Any) -> None:
     cur.execute(f"CREATE TABLE types ({', '.join(f'{n} {t}' for n, t, _, _ in COLUMNS)})")
-    cur.execute(f"INSERT INTO types VALUES ({', '.join(v for _, _, v, _ in COLUMNS)})")
+    # Snowflake takes PARSE_JSON in INSERT ... SELECT, not in a VALUES list.
+    cur.execute(f"INSERT INTO types SELECT {', '.join(v for _, _, v, _ in COLUMNS)}")
     cur.execute(f"INSERT INTO types VALUES ({', '.join('NULL' for _ in COLUMNS)})")
 
 
