@@ -238,7 +238,10 @@ class Engine:
         if isinstance(tree, exp.Insert):
             return dml.insert(tables, insert_def(tree, ctx), ctx, cancel)
         if isinstance(tree, exp.MultitableInserts):
-            return dml.multi_insert(tables, multi_insert_defs(tree, ctx), ctx, cancel)
+            defs = multi_insert_defs(tree, ctx)
+            return transactions.atomically(
+                tables, session, lambda: dml.multi_insert(tables, defs, ctx, cancel)
+            )
         if isinstance(tree, exp.Update | exp.Delete | exp.Merge):
             return changes.run_change(tables, tree, ctx, cancel)
         if isinstance(tree, exp.TruncateTable):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pyiceberg.table import Table, Transaction
@@ -215,6 +216,21 @@ def commit_open(tables: Tables, session: Session) -> None:
             for p in transaction.tables.values()
         ],
     )
+
+
+def atomically(tables: Tables, session: Session, run: Callable[[], QueryResult]) -> QueryResult:
+    """Runs a statement that writes several tables (INSERT ALL | FIRST) as one commit: inside an
+    open transaction it simply joins it; otherwise all its writes commit together or not at all."""
+    if session.transaction is not None:
+        return run()
+    _new_transaction(session, None, implicit=True)
+    try:
+        result = run()
+    except BaseException:
+        session.transaction = None
+        raise
+    commit_open(tables, session)
+    return result
 
 
 def commit(tables: Tables, session: Session) -> QueryResult:

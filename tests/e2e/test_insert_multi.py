@@ -48,3 +48,16 @@ def test_unconditional_insert_all_copies_every_row_to_each_target(source: Any) -
     assert source.fetchone() == (4, 4)
     source.execute("SELECT COUNT(*), COUNT(a) FROM t2")
     assert source.fetchone() == (4, 3)
+
+
+def test_insert_all_is_one_commit_across_its_targets(source: Any) -> None:
+    from snowflake.connector.errors import IntegrityError
+
+    source.execute("CREATE TABLE strict (a INT NOT NULL)")
+    both = "INSERT ALL INTO t2 (a) VALUES (x) INTO strict (a) VALUES (x) SELECT x FROM src"
+    with pytest.raises(IntegrityError):  # the NULL x breaks the second target: nothing lands
+        source.execute(both)
+    assert source.execute("SELECT COUNT(*) FROM t2").fetchone() == (0,)
+    source.execute(f"{both} WHERE x > 0")
+    assert source.execute("SELECT COUNT(*) FROM t2").fetchone() == (3,)
+    assert source.execute("SELECT COUNT(*) FROM strict").fetchone() == (3,)
