@@ -160,10 +160,6 @@ class Tables:
             SFTYPES_PROPERTY: json.dumps({str(i + 1): c.type.sql for i, c in enumerate(columns)}),
             # Merge small manifests on append: scan planning reads every manifest of a snapshot.
             "commit.manifest-merge.enabled": "true",
-            # pyiceberg would replay a conflicting commit on the new snapshot by itself: right for
-            # appends, wrong for copy-on-write rewrites planned on the old one. The engine retries
-            # (appends) or re-plans (rewrites) on its own instead.
-            "commit.retry.num-retries": "0",
         }
         if comment is not None:
             properties[COMMENT_PROPERTY] = comment
@@ -409,6 +405,11 @@ class Tables:
         Raises:
             CommitFailedException: the table changed since `table` was loaded.
         """
+        # pyiceberg would replay a conflicting commit on the new snapshot by itself: right for
+        # appends, wrong for copy-on-write rewrites planned on the old one. The engine retries
+        # appends and re-plans rewrites itself, so each commit makes one attempt. Set in memory
+        # only: other engines (Spark) keep retrying by the table's own settings.
+        table.metadata.properties["commit.retry.num-retries"] = "0"
         tx.commit_transaction()
 
     def append(

@@ -43,6 +43,8 @@ def _iso(values: pa.Array) -> pa.Array:
     text = pc.replace_substring_regex(text, r"^(\d{4}-\d{2})-(\d)(\D|$)", r"\1-0\2\3")
     text = pc.replace_substring_regex(text, r" (\d):", " 0\\1:")
     text = pc.replace_substring_regex(text, r" (\d{2}:\d{2})$", r" \1:00")
+    # Digits past microseconds (binds send nanoseconds) are cut: the type holds microseconds.
+    text = pc.replace_substring_regex(text, r"(\.\d{6})\d+$", r"\1")
     return pc.cast(text, _TS)
 
 
