@@ -131,3 +131,28 @@ def test_update_from_with_several_matches_updates_once(people: Any) -> None:
     assert people.rowcount == 1
     assert people.execute("SELECT name FROM people WHERE id = 1").fetchone()[0] in ("x", "y")
     assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (4,)
+
+
+def test_merge_with_every_clause_rewrites_only_the_files_it_touches(
+    server: Server, cur: Any, database: str
+) -> None:
+    cur.execute("CREATE TABLE stock (id INT, qty INT)")
+    for chunk in range(5):  # five data files of 1,000 rows each
+        cur.execute(
+            f"INSERT INTO stock SELECT seq4() + {chunk * 1000}, 1 FROM TABLE(GENERATOR(ROWCOUNT => 1000))"
+        )
+    cur.execute("CREATE TABLE moves (id INT, qty INT, gone BOOLEAN)")
+    cur.execute("INSERT INTO moves VALUES (500, 7, FALSE), (2500, 0, TRUE), (9999, 3, FALSE)")
+    table_dir = Path(server.data_dir) / "warehouse" / database.lower() / "public" / "stock" / "data"
+    before = set(table_dir.glob("*.parquet"))
+    cur.execute(
+        "MERGE INTO stock s USING moves m ON s.id = m.id "
+        "WHEN MATCHED AND m.gone THEN DELETE "
+        "WHEN MATCHED THEN UPDATE SET qty = m.qty "
+        "WHEN NOT MATCHED THEN INSERT (id, qty) VALUES (m.id, m.qty)"
+    )
+    assert cur.fetchone() == (1, 1, 1)  # inserted, updated, deleted
+    new_rows = sum(pq.read_metadata(f).num_rows for f in set(table_dir.glob("*.parquet")) - before)
+    # Only the files holding ids 500 and 2500 were rewritten (999 + 1000 rows kept) plus the new row.
+    assert new_rows == 2000
+    assert cur.execute("SELECT COUNT(*), SUM(qty) FROM stock").fetchone() == (5000, 4999 - 1 + 7 + 3)
