@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.transforms.source_columns import SourceColumns
 
 SEMI_KINDS = frozenset({"VARIANT", "OBJECT", "ARRAY"})
 SEMI_TYPES = (exp.DType.VARIANT, exp.DType.OBJECT, exp.DType.ARRAY)
@@ -78,18 +79,6 @@ def _in_select(select: exp.Select, name: str, qualifier: str | None, ctx: SqlCon
     return Source.PLAIN if Source.PLAIN in answers else Source.ABSENT
 
 
-def _ctes_around(node: exp.Expression) -> dict[str, exp.CTE]:
-    ctes: dict[str, exp.CTE] = {}
-    current: exp.Expression | None = node
-    while current is not None:
-        with_ = current.args.get("with_") or current.args.get("with")
-        if isinstance(with_, exp.With):
-            for cte in with_.expressions:
-                ctes.setdefault(normalize(cte.args["alias"].this), cte)
-        current = current.parent
-    return ctes
-
-
 def _from_source(source: exp.Expression, name: str, ctx: SqlContext, depth: int) -> Source:
     alias = source.args.get("alias")
     position = None
@@ -108,7 +97,7 @@ def _from_source(source: exp.Expression, name: str, ctx: SqlContext, depth: int)
         return Source.UNKNOWN
     if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
         table = normalize(source.this)
-        ctes = _ctes_around(source)
+        ctes = SourceColumns.ctes_around(source)
         if source.args.get("db") is None and table in ctes:
             cte = ctes[table]
             cte_alias = cte.args.get("alias")
@@ -225,7 +214,7 @@ def _kind_in_source(
     if not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier):
         return None
     table = normalize(source.this)
-    ctes = _ctes_around(source)
+    ctes = SourceColumns.ctes_around(source)
     if source.args.get("db") is None and table in ctes:
         cte = ctes[table]
         cte_alias = cte.args.get("alias")
