@@ -96,8 +96,9 @@ def _check_width(got: int, expected: int) -> None:
 def multi_insert(
     tables: Tables, defs: list[InsertDef], ctx: SqlContext, cancel: threading.Event | None = None
 ) -> QueryResult:
-    """INSERT ALL | FIRST: each INTO clause is its own INSERT (one commit per target); the answer
-    has one count column per clause, as Snowflake's does."""
+    """INSERT ALL | FIRST: each INTO clause is its own INSERT (the executor runs them in one
+    transaction, so all targets commit together); the answer has one count column per clause, as
+    Snowflake's does."""
     counts: dict[str, int] = {}
     for d in defs:
         result = insert(tables, d, ctx, cancel)
