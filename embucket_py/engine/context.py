@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import uuid
+from collections import OrderedDict
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -97,8 +99,7 @@ def table_frame(
     renamed = table.properties.get(RENAMED_PROPERTY) == "true"
     if not renamed and len(paths) > 1 and small:
         # One in-memory partition keeps that order (a union of file scans interleaves them).
-        parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
-        return ctx.from_arrow(pa.concat_tables([_conform(t, schema) for t in parts]))
+        return ctx.from_arrow(_SMALL_TABLES.get(paths, schema))
     if renamed:
         frames = [_by_field_id(ctx, path, table, schema) for path in paths]
     else:
@@ -127,6 +128,30 @@ def _block_sample(files: ScanFiles, schema: pa.Schema, sample: BlockSample, stat
             columns = range(group.num_columns)
             stats.bytes_scanned += sum(group.column(c).total_compressed_size for c in columns)
     return pa.concat_tables(parts)
+
+
+class _SmallTables:
+    """Small tables read whole, kept by their data files: Iceberg never changes a file, so the
+    same list of files (and schema) is the same rows, and repeated queries skip the reads."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.kept: OrderedDict[tuple[tuple[str, ...], pa.Schema], pa.Table] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, paths: list[str], schema: pa.Schema) -> pa.Table:
+        key = (tuple(paths), schema)
+        with self.lock:
+            if key in self.kept:
+                self.kept.move_to_end(key)
+                return self.kept[key]
+        parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
+        data = pa.concat_tables([_conform(t, schema) for t in parts])
+        with self.lock:
+            self.kept[key] = data
+            while sum(t.nbytes for t in self.kept.values()) > self.max_bytes and len(self.kept) > 1:
+                self.kept.popitem(last=False)
+        return data
 
 
 def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -159,6 +184,7 @@ def _by_field_id(ctx: SessionContext, path: str, table: Table, schema: pa.Schema
 # Below this much data a statement runs in one partition: rows then come out in the order they
 # were read (and groups in first-seen order), as Snowflake returns small results.
 SMALL_SCAN_BYTES = 32 << 20
+_SMALL_TABLES = _SmallTables(8 * SMALL_SCAN_BYTES)
 
 
 def _scan_bytes(files: ScanFiles) -> int:
