@@ -103,16 +103,7 @@ def run(
     else:
         data = pa.Table.from_batches(_unify(batches))
     rewritten = staged_sql.rewrite(tree, columns if named else None)
-    translation = translate_query(rewritten, ctx, source)
-    df_ctx = new_context()
-    register_arrow(df_ctx, staged_sql.STAGE_TABLE, data)
-    try:
-        frame = df_ctx.sql(translation.sql)
-        schema = frame.schema()
-    except Exception as e:
-        raise from_datafusion(e) from None
-    names = result_names(translation.projected, schema.names)
-    return QueryResult(columns_of(schema, names), stream(frame, cancel), StatementType.SELECT)
+    return _query_over(data, rewritten, ctx, source, cancel)
 
 
 def _over(
@@ -129,16 +120,7 @@ def _over(
     rewritten = tree.copy()
     from_ = rewritten.args.get("from_") or rewritten.args.get("from")
     from_.this.replace(exp.Table(this=exp.to_identifier(staged_sql.STAGE_TABLE, quoted=True)))
-    translation = translate_query(rewritten, ctx, source)
-    df_ctx = new_context()
-    register_arrow(df_ctx, staged_sql.STAGE_TABLE, data)
-    try:
-        frame = df_ctx.sql(translation.sql)
-        schema = frame.schema()
-    except Exception as e:
-        raise from_datafusion(e) from None
-    names = result_names(translation.projected, schema.names)
-    return QueryResult(columns_of(schema, names), stream(frame, cancel), StatementType.SELECT)
+    return _query_over(data, rewritten, ctx, source, cancel)
 
 
 def _unify(batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
@@ -233,3 +215,23 @@ def create_from_template(
     if not created:
         return status(f"{ref.name} already exists, statement succeeded.")
     return status(f"Table {ref.name} successfully created.")
+
+
+def _query_over(
+    data: pa.Table,
+    rewritten: exp.Expression,
+    ctx: SqlContext,
+    source: SourceText | None,
+    cancel: threading.Event | None,
+) -> QueryResult:
+    """Runs a query rewritten to read STAGE_TABLE over rows already in memory."""
+    translation = translate_query(rewritten, ctx, source)
+    df_ctx = new_context()
+    register_arrow(df_ctx, staged_sql.STAGE_TABLE, data)
+    try:
+        frame = df_ctx.sql(translation.sql)
+        schema = frame.schema()
+    except Exception as e:
+        raise from_datafusion(e) from None
+    names = result_names(translation.projected, schema.names)
+    return QueryResult(columns_of(schema, names), stream(frame, cancel), StatementType.SELECT)
