@@ -95,6 +95,17 @@ class ExecutionError(SnowflakeError):
     sqlstate = "22000"
 
 
+class StorageFailure(SnowflakeError):
+    """Object storage refused or failed a read or write; nothing was committed."""
+
+    code = 91003
+    sqlstate = "22000"
+
+
+class TableUnreadable(StorageFailure):
+    """A table whose current Iceberg metadata file is missing or not valid: only it fails."""
+
+
 class InvalidCharacterCode(SnowflakeError):
     """CHR of a number that is no Unicode code point."""
 

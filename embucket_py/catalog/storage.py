@@ -27,6 +27,13 @@ import pyarrow.fs as pafs
 _S3_SCHEMES = ("s3", "s3a", "s3n", "s3compat")
 
 
+class PatientRetries(pafs.AwsStandardS3RetryStrategy):
+    """Retries throttling and 5xx answers (a busy S3 server) more than the SDK's default 3 times."""
+
+    def __init__(self) -> None:  # pyiceberg builds it by class path, without arguments
+        super().__init__(max_attempts=8)
+
+
 @dataclass(frozen=True)
 class S3Store:
     """One S3-compatible bucket: where it is served and the keys to it (never shown by repr)."""
@@ -48,6 +55,7 @@ class S3Store:
             "py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO",
             "s3.region": self.region,
             "s3.force-virtual-addressing": "false",
+            "s3.retry-strategy-impl": f"{__name__}.{PatientRetries.__name__}",
         }
         if self.endpoint:
             props["s3.endpoint"] = self.endpoint
@@ -70,6 +78,7 @@ class S3Store:
             scheme=parsed.scheme if parsed else "https",
             force_virtual_addressing=False,
             allow_bucket_creation=True,
+            retry_strategy=PatientRetries(),
         )
 
     def datafusion_store(self) -> Any:

@@ -18,6 +18,7 @@ import pyarrow as pa
 import sqlalchemy as sa
 from pyiceberg.catalog.sql import IcebergTables
 from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
+from pyiceberg.exceptions import ValidationError as IcebergValidationError
 from pyiceberg.manifest import DataFile
 from pyiceberg.schema import Schema
 from pyiceberg.table import Table, Transaction
@@ -34,6 +35,7 @@ from embucket_py.errors import (
     InvalidIdentifier,
     ObjectAlreadyExists,
     SnowflakeError,
+    TableUnreadable,
     Unsupported,
     already_exists,
     object_not_found,
@@ -99,6 +101,13 @@ class SchemaChange:
     table_comment: tuple[str | None] | None = None  # (comment,) to set, (None,) to unset
 
 
+def _why(error: Exception) -> str:
+    """The telling line of a (pydantic) validation error, without its headline and doc link."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    telling = [line for line in lines if "validation error" not in line and "errors.pydantic" not in line]
+    return (telling or lines or [type(error).__name__])[0].split(" [type=")[0]
+
+
 RENAMED_PROPERTY = "embucket.columns-renamed"
 TEMPORARY_PREFIX = "__TEMP_"
 TRANSIENT_PROPERTY = "embucket.transient"  # "true" on TRANSIENT tables
@@ -117,6 +126,14 @@ class Tables:
             return cat.load_table(ref.identifier)
         except NoSuchTableError:
             raise object_not_found("Object", str(ref)) from None
+        except FileNotFoundError as e:
+            missing = e.filename or e
+            raise TableUnreadable(f"Iceberg metadata of table '{ref}' is missing: {missing}") from None
+        except (ValueError, IcebergValidationError) as e:  # not JSON, or JSON that is no table metadata
+            raise TableUnreadable(f"Iceberg metadata of table '{ref}' is not valid: {_why(e)}") from None
+        except OSError as e:
+            first = str(e).split("\n")[0]
+            raise TableUnreadable(f"Iceberg metadata of table '{ref}' cannot be read: {first}") from None
 
     def exists(self, ref: TableName) -> bool:
         if not self.metastore.schema_exists(ref.database, ref.schema):

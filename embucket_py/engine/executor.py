@@ -25,6 +25,7 @@ from embucket_py.engine import (
     ddl_text,
     dml,
     explain,
+    failures,
     history,
     keys,
     metadata,
@@ -175,17 +176,17 @@ class Engine:
         tree = history.last_query_ids(statement.tree, self.history, session)
         tree = history.table_sources(tree if tree is not statement.tree else tree.copy(), session.database)
         statement = Statement(tree, statement.source)
+
+        def run() -> QueryResult:
+            try:
+                return self._execute(session, statement, binds, cancel, describe_only, query_id)
+            except OSError as e:  # storage failed under us: a Snowflake error, the session goes on
+                raise failures.from_storage(e) from e
+
         try:
             if query_id is None or describe_only:
-                return self._execute(session, statement, binds, cancel, describe_only, query_id)
-            return history.run_recorded(
-                self.history,
-                session,
-                statement.tree,
-                query_id,
-                text,
-                lambda: self._execute(session, statement, binds, cancel, describe_only, query_id),
-            )
+                return run()
+            return history.run_recorded(self.history, session, statement.tree, query_id, text, run)
         finally:
             if query_id is not None:
                 STATEMENTS.record(query_id, start, int(time.time() * 1000))

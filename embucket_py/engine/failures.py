@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from embucket_py import errors
+from embucket_py.catalog import storage
 from embucket_py.errors import (
     DivisionByZero,
     ExecutionError,
@@ -20,6 +21,12 @@ _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid
 _UDF_ERROR = re.compile(r"PyErr \{ type: <class 'embucket_py\.errors\.(\w+)'>, value: \w+\((['\"])(.*?)\2\)")
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
+
+
+def from_storage(error: OSError) -> SnowflakeError:
+    """An object store or file system failure (S3 5xx/403, a vanished file)."""
+    cause = storage.redact(str(error).split("\n")[0]) or type(error).__name__
+    return errors.StorageFailure(f"Failure using storage. Cause: [{cause}]")
 
 
 def from_datafusion(error: Exception) -> SnowflakeError:

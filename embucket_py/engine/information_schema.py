@@ -4,10 +4,12 @@ A query naming `db.INFORMATION_SCHEMA.<view>` (or `INFORMATION_SCHEMA.<view>` in
 database) gets that view registered in its DataFusion context as an in-memory table, so any SQL
 (filters, joins, aggregates) runs over it in the engine. Column names, types and order follow
 Snowflake's pages, one URL per view. https://docs.snowflake.com/en/sql-reference/info-schema
+
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +23,7 @@ from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine.information_schema_columns import LAYOUTS
 from embucket_py.engine.keys import primary_key
-from embucket_py.errors import ObjectNotFound, SnowflakeError, object_not_found
+from embucket_py.errors import ObjectNotFound, SnowflakeError, TableUnreadable, object_not_found
 from embucket_py.sql.constraints import FOREIGN_KEY
 from embucket_py.sql.context import SqlContext
 from embucket_py.types import MAX_VARCHAR, SfType, arrow_field, from_arrow_field
@@ -34,6 +36,9 @@ RETENTION_DAYS = 1
 # Columns of a view's result, given its [database, schema, name]: the engine plans the view.
 ViewColumns = Callable[[list[str]], list[Column]]
 Rows = Iterator[dict[str, Any]]
+
+
+log = logging.getLogger(__name__)
 
 
 def is_information_schema(schema: str) -> bool:
@@ -148,6 +153,8 @@ class _Scope:
                     yield ref, self.tables.load(ref)
                 except ObjectNotFound:
                     continue  # dropped while we listed
+                except TableUnreadable as e:  # only that table is missing from the views
+                    log.warning("left out of INFORMATION_SCHEMA: %s", e)
 
     def views(self) -> Iterator[View]:
         for schema in self.schemas:

@@ -7,6 +7,7 @@ then laid out by the command's column list, so TERSE forms are the same rows wit
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -45,6 +46,7 @@ from embucket_py.errors import (
     ObjectNotFound,
     SnowflakeError,
     SqlCompilationError,
+    TableUnreadable,
     Unsupported,
     object_not_found,
 )
@@ -53,6 +55,8 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.metadata import DescribeDef, ShowDef, select_all
 from embucket_py.types import MAX_VARCHAR, from_arrow_field
+
+log = logging.getLogger(__name__)
 
 # --- filters -------------------------------------------------------------------------------------
 
@@ -217,7 +221,8 @@ def _schema_rows(tables: Tables, session: Session, d: ShowDef) -> list[dict[str,
     return rows
 
 
-def _loaded_tables(tables: Tables, d: ShowDef) -> Iterator[tuple[TableName, Table]]:
+def _loaded_tables(tables: Tables, d: ShowDef) -> Iterator[tuple[TableName, Table | None]]:
+    """The tables in scope; None for one whose metadata cannot be read (listed, not fatal)."""
     if d.scope == "TABLE" and d.database and d.schema and d.table:
         ref = TableName(d.database, d.schema, d.table)
         yield ref, tables.load(ref)
@@ -229,6 +234,9 @@ def _loaded_tables(tables: Tables, d: ShowDef) -> Iterator[tuple[TableName, Tabl
                 yield ref, tables.load(ref)
             except ObjectNotFound:
                 continue  # dropped while we listed
+            except TableUnreadable as e:
+                log.warning("listing without its metadata: %s", e)
+                yield ref, None
 
 
 def _cluster_by(table: Table) -> str:
@@ -238,20 +246,23 @@ def _cluster_by(table: Table) -> str:
 
 def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
     for ref, table in _loaded_tables(tables, d):
-        rows, size = Tables.size(table)
+        # An unreadable table is still listed, with what its metadata would have told blank.
+        rows, size = Tables.size(table) if table else (None, None)
         yield {
-            "created_on": Tables.created_on(table),
+            "created_on": Tables.created_on(table) if table else None,
             "name": ref.name,
             "database_name": ref.database,
             "schema_name": ref.schema,
-            "kind": tables.kind(ref, table),
-            "comment": Tables.comment(table) or "",
-            "cluster_by": _cluster_by(table),
+            "kind": tables.kind(ref, table) if table else "TABLE",
+            "comment": (Tables.comment(table) if table else None) or "",
+            "cluster_by": _cluster_by(table) if table else "",
             "rows": rows,
             "bytes": size,
             "owner": OWNER,
             "retention_time": str(
-                retention_of(tables.metastore).of_table(ref.database, ref.schema, table.properties)
+                retention_of(tables.metastore).of_table(
+                    ref.database, ref.schema, table.properties if table else {}
+                )
             ),
             "automatic_clustering": "OFF",
             "change_tracking": "OFF",
@@ -367,7 +378,7 @@ def _relations(tables: Tables, d: ShowDef, ctx: SqlContext) -> Iterator[tuple[Ta
         yield TableName(*parts), _relation_columns(tables, parts, ctx, "TABLE")
         return
     found: list[tuple[TableName, list[Column]]] = [
-        (ref, Tables.columns(table)) for ref, table in _loaded_tables(tables, d)
+        (ref, Tables.columns(table)) for ref, table in _loaded_tables(tables, d) if table is not None
     ]
     for view in _views_in_scope(tables, d):
         parts = [view.database, view.schema, view.name]

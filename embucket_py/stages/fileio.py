@@ -50,7 +50,7 @@ def _s3(credentials: dict[str, Any], endpoint: str | None) -> pafs.S3FileSystem:
         args["endpoint_override"] = parsed.netloc
         args["scheme"] = parsed.scheme
     args["region"] = credentials.get("AWS_REGION") or "us-east-1"
-    return pafs.S3FileSystem(**args)
+    return pafs.S3FileSystem(**args, retry_strategy=storage.PatientRetries())
 
 
 class StageStore:

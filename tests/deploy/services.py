@@ -83,10 +83,13 @@ class SeaweedFS:
             "-metricsPort=0",
             f"-s3.config={config}",
             "-master.volumeSizeLimitMB=64",
-            "-volume.max=50",
+            # Volumes are sparse files; every bucket is a collection that needs its own.
+            "-volume.max=1000",
         ]
+        # One new volume per collection instead of seven, so a session's many buckets fit.
+        env = {**os.environ, "WEED_MASTER_VOLUME_GROWTH_COPY_1": "1"}
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -142,3 +142,21 @@ def test_unsupported_volume_options_fail_clearly(server: Server) -> None:
         with pytest.raises(snowflake.connector.errors.ProgrammingError) as syntax:
             cur.execute("CREATE EXTERNAL VOLUME v STORAGE_LOCATIONS = ((NAME = 'g' STORAGE_PROVIDER = ")
         assert syntax.value.errno == 1003
+
+
+def test_storage_refusal_is_a_snowflake_error(server: Server, seaweedfs: SeaweedFS, bucket: str) -> None:
+    """A volume with a wrong secret: S3 refuses the access check, the client gets Snowflake's
+    storage error (not an internal one) without the secret, nothing is created, the session goes on."""
+    wrong = volume_sql(seaweedfs, bucket, "BAD_VOL").replace(SECRET_KEY, "not-the-secret-key")
+    with server.connect() as conn:
+        cur = conn.cursor()
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as refused:
+            cur.execute(wrong)
+        assert (refused.value.errno, refused.value.sqlstate) == (91003, "22000")
+        assert "Failure using storage" in refused.value.msg and "ACCESS_DENIED" in refused.value.msg
+        assert "not-the-secret-key" not in str(refused.value)
+        cur.execute("SHOW EXTERNAL VOLUMES LIKE 'BAD_VOL'")
+        assert cur.fetchall() == []
+        cur.execute("SELECT 1")
+        assert cur.fetchone() == (1,)
+    assert bucket_files(seaweedfs, bucket) == []
