@@ -17,8 +17,9 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.result import QueryResult, status
 from embucket_py.errors import InvalidIdentifier, SqlCompilationError
 from embucket_py.layout import clustering
-from embucket_py.layout.files import FileBox, file_boxes
+from embucket_py.layout.files import file_boxes
 from embucket_py.layout.keys import matrix
+from embucket_py.layout.rewrite import files_to_rewrite, needs_rebuild
 from embucket_py.layout.tree import build
 from embucket_py.layout.writer import clustered_files
 from embucket_py.sql.clustering import ClusteringDef
@@ -26,12 +27,6 @@ from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
 
 log = logging.getLogger(__name__)
-
-# A tree is rebuilt (and the table rewritten) once the table holds this many times the rows it was
-# built for: its leaves would otherwise grow too large to prune well.
-REBUILD_GROWTH = 4
-# Files smaller than this share of a full subtree file are compacted by RECLUSTER.
-SMALL_FILE_SHARE = 0.5
 
 
 def run(tables: Tables, d: ClusteringDef, query_id: str | None) -> QueryResult:
@@ -67,23 +62,15 @@ def recluster(tables: Tables, ref: TableName, table: Table, query_id: str | None
         return
     rows = sum(f.record_count for f in files)
     tree = clustering.tree_of(table)
-    rebuild = tree is None or tree.columns != columns or rows > REBUILD_GROWTH * tree.rows
+    rebuild = needs_rebuild(tree, columns, rows)
     if not rebuild:
         assert tree is not None
         boxes = file_boxes(table, files, columns)
-        full_file = sum(f.file_size_in_bytes for f in files) / tree.file_count
-        slots = [tree.files_overlapping(b.lower, b.upper) for b in boxes]
-        small: dict[int, list[FileBox]] = {}
-        chosen = []
-        for box, slot in zip(boxes, slots, strict=True):
-            if len(slot) > 1:
-                chosen.append(box)  # straddles subtrees: written without the tree (e.g. by Spark)
-            elif box.file.file_size_in_bytes < SMALL_FILE_SHARE * full_file:
-                small.setdefault(slot[0], []).append(box)
-        chosen += [b for group in small.values() if len(group) > 1 for b in group]
+        sizes = [b.file.file_size_in_bytes for b in boxes]
+        chosen = files_to_rewrite(tree, [b.lower for b in boxes], [b.upper for b in boxes], sizes)
         if not chosen:
             return
-        rewrite = [b.file for b in chosen]
+        rewrite = [boxes[i].file for i in chosen]
     else:
         rewrite = files
     data = _read(table, rewrite)

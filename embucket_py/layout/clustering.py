@@ -61,8 +61,13 @@ def set_key(tx: Transaction, columns: list[str] | None) -> None:
             order.asc(name, IdentityTransform())
 
 
+def tree_location(table_location: str) -> str:
+    """A new tree file's location (beside the table's metadata files; the Spark job writes there too)."""
+    return f"{table_location.rstrip('/')}/metadata/clustering-{uuid.uuid4()}.json"
+
+
 def save_tree(table: Table, tx: Transaction, tree: CubeTree) -> None:
-    location = f"{table.location().rstrip('/')}/metadata/clustering-{uuid.uuid4()}.json"
+    location = tree_location(table.location())
     with table.io.new_output(location).create(overwrite=True) as f:
         f.write(tree.to_json().encode())
     tx.set_properties({TREE_PROPERTY: location})

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime
 import decimal
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from pyiceberg.conversions import from_bytes
 from pyiceberg.manifest import DataFile
 from pyiceberg.table import Table
+from pyiceberg.types import NestedField
 
 _EPOCH = datetime.date(1970, 1, 1)
 
@@ -47,16 +49,27 @@ class FileBox:
 
 def file_boxes(table: Table, files: list[DataFile], columns: list[str]) -> list[FileBox]:
     fields = [table.schema().find_field(name) for name in columns]
-    boxes = []
-    for f in files:
-        lower = np.full(len(fields), -np.inf)
-        upper = np.full(len(fields), np.inf)
-        for i, field in enumerate(fields):
-            low, high = (f.lower_bounds or {}).get(field.field_id), (f.upper_bounds or {}).get(field.field_id)
-            has_nulls = (f.null_value_counts or {}).get(field.field_id, 0) > 0
-            if low is not None:
-                lower[i] = scalar_coordinate(from_bytes(field.field_type, low))
-            if high is not None and not has_nulls:
-                upper[i] = scalar_coordinate(from_bytes(field.field_type, high))
-        boxes.append(FileBox(f, lower, upper))
-    return boxes
+    return [
+        FileBox(f, *bounds_box(fields, f.lower_bounds or {}, f.upper_bounds or {}, f.null_value_counts or {}))
+        for f in files
+    ]
+
+
+def bounds_box(
+    fields: list[NestedField],
+    lower_bounds: Mapping[int, bytes],
+    upper_bounds: Mapping[int, bytes],
+    null_counts: Mapping[int, int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """A file's box on the key columns from its Iceberg bounds (serialized, by field id), whoever
+    read them: pyiceberg's manifests here, Iceberg's Java API in the Spark recluster job."""
+    lower = np.full(len(fields), -np.inf)
+    upper = np.full(len(fields), np.inf)
+    for i, field in enumerate(fields):
+        low, high = lower_bounds.get(field.field_id), upper_bounds.get(field.field_id)
+        has_nulls = (null_counts.get(field.field_id) or 0) > 0
+        if low is not None:
+            lower[i] = scalar_coordinate(from_bytes(field.field_type, low))
+        if high is not None and not has_nulls:
+            upper[i] = scalar_coordinate(from_bytes(field.field_type, high))
+    return lower, upper
