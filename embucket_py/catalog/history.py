@@ -7,8 +7,10 @@ query id) that RESULT_SCAN reads after the server's in-memory result is gone, or
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +52,10 @@ history_table = sa.Table(
 # Result copies kept on disk, newest first; older ones are deleted beyond these bounds.
 MAX_RESULT_FILES = 1000
 MAX_RESULT_BYTES = 1 << 30
+# The listing of result copies is read again after this many saves.
+RESCAN_EVERY = 200
+# Result copies held in memory while the writer catches up; beyond it statements wait.
+MAX_UNWRITTEN_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,12 @@ class QueryStart:
 
 
 class QueryHistory:
-    """Statements of every session, kept in the metastore's SQL database."""
+    """Statements of every session, kept in the metastore's SQL database.
+
+    Writes leave the statement's path: a writer thread applies them in order, in batches (one
+    transaction for whatever queued up meanwhile). Every reader here flushes first, so this
+    process always reads its own writes; `flush()` is for readers elsewhere (another server).
+    """
 
     def __init__(self, metastore: Metastore) -> None:
         self.engine = metastore.engine
@@ -78,6 +89,17 @@ class QueryHistory:
         local = storage.local_path(warehouse) if warehouse.startswith("file://") else None
         base = Path(local).parent if local else Path(os.environ.get("TMPDIR", "/tmp")) / "embucket-results"
         self.results_dir = base / "results"
+        self._changed = threading.Condition()
+        self._queue: list[_Write] = []
+        self._submitted = 0  # writes queued since start, and of those, done (written or failed)
+        self._done = 0
+        self._closing = False
+        self._writer: threading.Thread | None = None
+        # Results still on their way to disk: RESULT_SCAN reads them from here meanwhile.
+        self._unwritten: dict[str, pa.Table] = {}
+        self._unwritten_bytes = 0
+        self._files: dict[Path, int] | None = None  # copies on disk, oldest first: path -> size
+        self._saves = 0
 
     def started(self, q: QueryStart) -> None:
         row = {
@@ -94,13 +116,7 @@ class QueryHistory:
             "start_ms": q.start_ms,
             "transaction_id": q.transaction_id,
         }
-        with self.engine.begin() as conn:
-            # A query id is recorded once; a re-run under the same id (array binds) keeps the first.
-            exists = conn.execute(
-                sa.select(history_table.c.query_id).where(history_table.c.query_id == q.query_id)
-            ).first()
-            if exists is None:
-                conn.execute(history_table.insert().values(**row))
+        self._submit(_Write(q.query_id, start=row))
 
     def finished(
         self,
@@ -130,11 +146,11 @@ class QueryHistory:
             values["partitions_scanned"] = partitions_scanned
         if partitions_total is not None:
             values["partitions_total"] = partitions_total
-        with self.engine.begin() as conn:
-            conn.execute(history_table.update().where(history_table.c.query_id == query_id).values(**values))
+        self._submit(_Write(query_id, finish=values))
 
     def times(self, query_id: str) -> tuple[int, int] | None:
         """(start, end) in epoch ms of a finished statement."""
+        self.flush()
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(history_table.c.start_ms, history_table.c.end_ms).where(
@@ -147,11 +163,102 @@ class QueryHistory:
 
     def rows(self, *, session_id: int | None = None, limit: int = 100) -> list[dict[str, object]]:
         """The most recent statements first (of one session, or of all)."""
+        self.flush()
         query = sa.select(history_table).order_by(history_table.c.start_ms.desc()).limit(limit)
         if session_id is not None:
             query = query.where(history_table.c.session_id == session_id)
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(query)]
+
+    # --- the writer -------------------------------------------------------------------------------
+
+    def _submit(self, write: _Write) -> None:
+        with self._changed:
+            if self._closing:  # after close (interpreter exit): write in the caller's thread
+                self._apply([write])
+                return
+            if write.result is not None:
+                # Results waiting for the disk are bounded: beyond that the statement waits.
+                self._changed.wait_for(lambda: self._unwritten_bytes <= MAX_UNWRITTEN_BYTES)
+                self._unwritten[write.query_id] = write.result
+                self._unwritten_bytes += write.result.nbytes
+            self._queue.append(write)
+            self._submitted += 1
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._run, name="embucket-history", daemon=True)
+                self._writer.start()
+                atexit.register(self.close)
+            self._changed.notify_all()
+
+    def flush(self) -> None:
+        """Returns once everything recorded so far is in the metastore (or failed to get there)."""
+        with self._changed:
+            target = self._submitted
+            self._changed.wait_for(lambda: self._done >= target)
+
+    def close(self) -> None:
+        """Writes what is queued and stops the writer (at shutdown)."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+            writer = self._writer
+        if writer is not None and writer is not threading.current_thread():
+            writer.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._queue) or self._closing)
+                batch, self._queue = self._queue, []
+                if not batch:
+                    return
+            try:
+                self._apply(batch)
+            except Exception:  # a lost history row must not stop the writer
+                log.exception("could not write %d query history records", len(batch))
+            with self._changed:
+                for write in batch:
+                    if write.result is not None and self._unwritten.get(write.query_id) is write.result:
+                        del self._unwritten[write.query_id]
+                        self._unwritten_bytes -= write.result.nbytes
+                self._done += len(batch)
+                self._changed.notify_all()
+
+    def _apply(self, batch: list[_Write]) -> None:
+        """One transaction for the rows of a batch, then its result copies."""
+        starts: dict[str, dict[str, object]] = {}
+        finishes: dict[str, dict[str, object]] = {}  # of statements whose start is in this batch
+        updates: list[tuple[str, dict[str, object]]] = []
+        for write in batch:
+            if write.start is not None:
+                # A query id is recorded once; a re-run under the same id (array binds) keeps the first.
+                starts.setdefault(write.query_id, write.start)
+            if write.finish is not None:
+                if write.query_id in starts:
+                    finishes[write.query_id] = {**finishes.get(write.query_id, {}), **write.finish}
+                else:
+                    updates.append((write.query_id, write.finish))
+        if starts or updates:
+            with self.engine.begin() as conn:
+                known = _existing(conn, list(starts))
+                new = [
+                    {**_EMPTY_ROW, **row, **finishes.get(i, {})}
+                    for i, row in starts.items()
+                    if i not in known
+                ]
+                if new:
+                    conn.execute(history_table.insert(), new)
+                updates = [(i, v) for i, v in finishes.items() if i in known] + updates
+                for query_id, values in updates:
+                    conn.execute(
+                        history_table.update().where(history_table.c.query_id == query_id).values(**values)
+                    )
+        for write in batch:
+            if write.result is not None:
+                try:
+                    self._write_result(write.query_id, write.result)
+                except (OSError, pa.ArrowException) as e:  # a missing copy only limits RESULT_SCAN later
+                    log.warning("could not keep the result of %s: %s", write.query_id, e)
 
     # --- result copies ----------------------------------------------------------------------------
 
@@ -159,29 +266,78 @@ class QueryHistory:
         return self.results_dir / f"{query_id}.arrows"
 
     def save_result(self, query_id: str, table: pa.Table) -> None:
-        """Keeps a copy of a statement's result (written atomically), then trims old copies."""
-        self.results_dir.mkdir(parents=True, exist_ok=True)
-        path = self.result_path(query_id)
-        partial = path.with_suffix(".partial")
-        with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
-        partial.replace(path)
-        self._trim()
+        """Keeps a copy of a statement's result: readable at once, on disk shortly after."""
+        self._submit(_Write(query_id, result=table))
 
     def load_result(self, query_id: str) -> pa.Table | None:
+        with self._changed:
+            unwritten = self._unwritten.get(query_id)
+        if unwritten is not None:
+            return unwritten
         path = self.result_path(query_id)
         if not path.exists():
             return None
         with pa.OSFile(str(path), "rb") as source:
             return pa.ipc.open_stream(source).read_all()
 
-    def _trim(self) -> None:
-        files = sorted(self.results_dir.glob("*.arrows"), key=lambda p: p.stat().st_mtime, reverse=True)
-        total = 0
-        for i, path in enumerate(files):
-            total += path.stat().st_size
-            if i >= MAX_RESULT_FILES or total > MAX_RESULT_BYTES:
-                path.unlink(missing_ok=True)
+    def _write_result(self, query_id: str, table: pa.Table) -> None:
+        """Writes one copy atomically, then trims old copies."""
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        path = self.result_path(query_id)
+        partial = path.with_suffix(".partial")
+        with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        partial.replace(path)
+        files = self._known_files()
+        files.pop(path, None)
+        files[path] = path.stat().st_size
+        self._trim(files)
+
+    def _known_files(self) -> dict[Path, int]:
+        """The copies on disk, listed once and then kept up to date (and listed again now and
+        then: other servers sharing the directory add theirs)."""
+        self._saves += 1
+        if self._files is None or self._saves % RESCAN_EVERY == 0:
+            found = []
+            for path in self.results_dir.glob("*.arrows"):
+                try:
+                    stat = path.stat()
+                except FileNotFoundError:  # trimmed by another server meanwhile
+                    continue
+                found.append((stat.st_mtime, path, stat.st_size))
+            self._files = {path: size for _, path, size in sorted(found)}
+        return self._files
+
+    @staticmethod
+    def _trim(files: dict[Path, int]) -> None:
+        """Deletes the oldest copies beyond the count and size bounds."""
+        total = sum(files.values())
+        while files and (len(files) > MAX_RESULT_FILES or total > MAX_RESULT_BYTES):
+            oldest = next(iter(files))
+            total -= files.pop(oldest)
+            oldest.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class _Write:
+    """One queued change: a statement's start row, its end values, or its result copy."""
+
+    query_id: str
+    start: dict[str, object] | None = None
+    finish: dict[str, object] | None = None
+    result: pa.Table | None = None
+
+
+_EMPTY_ROW: dict[str, object] = {c.name: None for c in history_table.columns}
+
+
+def _existing(conn: sa.Connection, query_ids: list[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(query_ids), 500):  # SQLite's bound-parameter limit
+        part = query_ids[i : i + 500]
+        rows = conn.execute(sa.select(history_table.c.query_id).where(history_table.c.query_id.in_(part)))
+        found.update(r.query_id for r in rows)
+    return found
 
 
 def _add_missing_columns(engine: sa.Engine) -> None:

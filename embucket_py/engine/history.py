@@ -164,7 +164,10 @@ def _recording(
             rows += batch.num_rows
             size += batch.nbytes
             if kept is not None:
-                kept = [*kept, batch] if size <= MAX_COPY_BYTES else None
+                if size <= MAX_COPY_BYTES:
+                    kept.append(batch)
+                else:
+                    kept = None
             yield batch
     except SnowflakeError as e:
         history.finished(query_id, end_ms=int(time.time() * 1000), error=(e.code_text, e.message))

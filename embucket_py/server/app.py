@@ -49,6 +49,7 @@ def build_app(settings: Settings) -> Starlette:
         _announce(settings)
         yield
         state.queries.shutdown()
+        state.engine.history.close()  # queued history rows and result copies reach the disk
 
     return Starlette(
         debug=False,

@@ -126,6 +126,25 @@ def test_results_and_chunks_from_the_other_server(pair: tuple[Server, Server]) -
     assert sorted(r[0] for r in seen) == list(range(300000))
 
 
+def test_history_and_result_copy_of_one_are_read_at_once_on_the_other(pair: tuple[Server, Server]) -> None:
+    a, b = pair
+    with a.connect() as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT 'from a' AS v")
+        query_id = cur.sfqid
+    # History writes leave the statement's path, but reach the metastore before A answers.
+    with b.connect() as conn:
+        cur = conn.cursor()
+        cur.execute(
+            "SELECT query_text, execution_status, rows_produced"
+            " FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())"
+            f" WHERE query_id = '{query_id}'"
+        )
+        assert cur.fetchall() == [("SELECT 'from a' AS v", "SUCCESS", 1)]
+        cur.execute(f"SELECT v FROM TABLE(RESULT_SCAN('{query_id}'))")
+        assert cur.fetchall() == [("from a",)]
+
+
 def test_async_query_polled_on_the_other_server(pair: tuple[Server, Server]) -> None:
     a, b = pair
     token = wire.login(url(a))

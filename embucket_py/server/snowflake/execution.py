@@ -89,6 +89,15 @@ def _result_scan(state: ServerState, query_id: str) -> EncodedResult:
 
 
 def run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
+    try:
+        return _run(state, session, request, record)
+    finally:
+        if state.queries.shared is not None:
+            # Other servers read this query history too: it reaches the metastore before the answer.
+            state.engine.history.flush()
+
+
+def _run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
     if (scan := _RESULT_SCAN.fullmatch(request.sql)) and state.queries.get(scan.group(1)) is not None:
         return _result_scan(state, scan.group(1))
     # Otherwise RESULT_SCAN runs in the engine, over the durable copy of the result.
