@@ -95,6 +95,14 @@ class ExecutionError(SnowflakeError):
     sqlstate = "22000"
 
 
+class AccessDenied(SnowflakeError):
+    """The role sees the object but lacks the privilege the statement needs."""
+
+    code = 3001
+    sqlstate = "42501"
+    prefix = "SQL access control error:\n"
+
+
 class StorageFailure(SnowflakeError):
     """Object storage refused or failed a read or write; nothing was committed."""
 

@@ -21,7 +21,7 @@ from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import SqlCatalog
 
 from embucket_py import naming
-from embucket_py.catalog import external, storage, volumes
+from embucket_py.catalog import external, grants, storage, volumes
 from embucket_py.errors import already_exists, object_not_found
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,7 @@ class Metastore:
         # External volumes and catalog integrations, and which database is bound to which.
         self.volumes = volumes.Volumes(self.engine)
         self.integrations = external.Integrations(self.engine)
+        self.grants = grants.Grants(self.engine)  # roles and privileges
         self.volumes.register_all()
         self._catalogs: dict[str, Catalog] = {}
         self._lock = threading.Lock()

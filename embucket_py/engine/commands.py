@@ -12,7 +12,7 @@ from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import ddl, transactions
 from embucket_py.engine.result import QueryResult, StatementType, status
-from embucket_py.errors import Unsupported, object_not_found
+from embucket_py.errors import AccessDenied, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
@@ -30,7 +30,14 @@ def use(metastore: Metastore, session: Session, tree: exp.Use) -> QueryResult:
     db = target.args.get("db") if isinstance(target, exp.Table) else None
     if kind == "WAREHOUSE":
         session.warehouse = name
-    elif kind in ("ROLE", "SECONDARY ROLES"):
+    elif kind == "SECONDARY ROLES":
+        session.secondary_roles = name == "ALL"
+    elif kind == "ROLE":
+        grants = metastore.grants
+        grants.require_role(name)
+        if name not in grants.effective_roles(grants.user_roles(session.user)):
+            message = f"Requested role '{name}' is not assigned to the executing user."
+            raise AccessDenied(f"{message} Specify another role to activate.", code=3013)
         session.role = name
     elif kind == "SCHEMA" or (not kind and db is not None):
         database = normalize(db) if db is not None else session.database

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -11,11 +12,14 @@ import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py import __version__
+from embucket_py.catalog.grants import ACCOUNT, Securable
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.retention import WINDOW
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import (
+    access,
+    access_statements,
     alter,
     catalogs,
     changes,
@@ -43,6 +47,7 @@ from embucket_py.engine.time_travel import STATEMENTS
 from embucket_py.errors import BindError, Unsupported
 from embucket_py.sessions import keypair
 from embucket_py.sessions.session import Session
+from embucket_py.sql import access as sql_access
 from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql.alter import alter_def
@@ -119,7 +124,7 @@ class Engine:
             "CURRENT_ORGANIZATION_NAME": "EMBUCKET",
             "CURRENT_REGION": "LOCAL",
             "CURRENT_SESSION": str(session.id),
-            "CURRENT_AVAILABLE_ROLES": f'["{session.role}"]',
+            "CURRENT_AVAILABLE_ROLES": json.dumps(sorted(self._user_roles(session)), separators=(",", ":")),
             "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
             "CURRENT_EMBUCKET_VERSION": __version__,
             "CURRENT_TRANSACTION": str(session.transaction.id) if session.transaction else None,
@@ -212,10 +217,15 @@ class Engine:
         elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
         if (catalog_statement := catalog_statements.statement_of(tree)) is not None:
+            if not isinstance(catalog_statement, catalog_statements.CreateBoundDatabase):
+                access.require_role(self.metastore.grants, session)  # volumes, integrations
             if not describe_only and isinstance(catalog_statement, catalog_statements.CreateBoundDatabase):
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
             return catalogs.run(self.metastore, catalog_statement, describe_only=describe_only)
         ctx = self.sql_context(session, query_id)
+        if _may_be_access_statement(tree) and (access_statement := sql_access.parse(statement.text)):
+            return access_statements.run(self.metastore, session, access_statement, ctx)
+        access.check(self.metastore.grants, session, tree, ctx, self._exists_for(tables))
         tree = ddl_text.replace_calls(tables, tree, ctx)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
@@ -262,13 +272,17 @@ class Engine:
             result = commands.create(tables, session, created, ctx, statement.source, cancel)
             if created.kind == "TABLE" and not created.temporary:
                 keys.record_declared(tables, tree, ctx, result)
+            access.record(self.metastore.grants, session, tree, ctx)
             return result
         if isinstance(tree, exp.Drop):
             result = ddl.drop(tables, drop_def(tree, ctx))
+            access.record(self.metastore.grants, session, tree, ctx)
             self._forget_dropped(session)
             return result
         if isinstance(tree, exp.Undrop):
-            return commands.undrop(tables, tree, ctx)
+            result = commands.undrop(tables, tree, ctx)
+            access.record(self.metastore.grants, session, tree, ctx)
+            return result
         if isinstance(tree, exp.Use):
             return commands.use(self.metastore, session, tree)
         if (retention := retention_change(tree, ctx)) is not None:
@@ -276,7 +290,9 @@ class Engine:
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
-            return alter.alter_table(tables, alter_def(tree, ctx))
+            result = alter.alter_table(tables, alter_def(tree, ctx))
+            access.record(self.metastore.grants, session, tree, ctx)
+            return result
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
             return commands.alter_session(session, tree, self.parameter_defaults)
         if is_show(tree) or isinstance(tree, exp.Describe):
@@ -286,7 +302,15 @@ class Engine:
         if (unset := unset_def(tree)) is not None:
             return variables.unset_variables(session, unset)
         if (user_statement := keypair.parse_user_statement(statement.text)) is not None:
-            return status(keypair.run_user_statement(self.metastore.engine, user_statement))
+            grants = self.metastore.grants
+            if user_statement.kind == "CREATE" or user_statement.user != session.user:
+                access.require(
+                    grants, access.active_roles(grants, session), access.Need("CREATE USER", ACCOUNT)
+                )
+            message = keypair.run_user_statement(self.metastore.engine, user_statement)
+            if user_statement.kind == "CREATE":
+                grants.set_default_role(user_statement.user, user_statement.default_role)
+            return status(message)
         raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
 
     def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:
@@ -354,6 +378,24 @@ class Engine:
         kinds = {c.name: c.type.kind for c in columns}
         return [kinds.get(name, "TEXT") for name in target.columns or [c.name for c in columns]]
 
+    def _user_roles(self, session: Session) -> set[str]:
+        grants = self.metastore.grants
+        return grants.effective_roles(grants.user_roles(session.user))
+
+    def _exists_for(self, tables: Tables) -> access.Exists:
+        def exists(on: Securable) -> bool:
+            if on.kind == "DATABASE":
+                return self.metastore.database_exists(on.database)
+            if on.kind == "SCHEMA":
+                return self.metastore.schema_exists(on.database, on.schema)
+            if not self.metastore.schema_exists(on.database, on.schema):
+                return False
+            return tables.exists(TableName(on.database, on.schema, on.name)) or (
+                tables.views.get(on.database, on.schema, on.name) is not None
+            )
+
+        return exists
+
     def _forget_dropped(self, session: Session) -> None:
         if session.database and not self.metastore.database_exists(session.database):
             session.database = session.schema = None
@@ -381,3 +423,11 @@ def _inserted(result: QueryResult) -> int:
         return 0
     batches = list(result.batches)
     return int(batches[0].column(0)[0].as_py()) if batches else 0
+
+
+def _may_be_access_statement(tree: exp.Expression) -> bool:
+    """Cheap test before tokenizing the text again: the trees sqlglot gives access statements."""
+    if isinstance(tree, exp.Grant | exp.Revoke | exp.Command | exp.Show):
+        return True
+    kind = str(tree.args.get("kind") or "").upper()
+    return isinstance(tree, exp.Drop | exp.Alter | exp.Create) and kind in ("ROLE", "USER")

@@ -41,6 +41,7 @@ class ServerState:
         engine = Engine(metastore, default_parameters(settings))
         engine.bootstrap(settings.default_database, settings.default_schema)
         metastore.ensure_user(settings.user, settings.password)
+        metastore.grants.bootstrap(settings.user)
         sessions, queries = _stores(settings, metastore)
         return cls(settings, metastore, engine, sessions, queries)
 

@@ -206,6 +206,7 @@ class UserStatement:
     user: str
     set_keys: dict[str, str | None]
     password: str | None = None
+    default_role: str | None = None
     if_not_exists: bool = False
     or_replace: bool = False
 
@@ -225,7 +226,9 @@ def parse_user_statement(sql: str) -> UserStatement | None:
         return UserStatement("ALTER", name, dict(props.items()))
     if match := _CREATE.fullmatch(sql):
         props = _properties(match.group("rest"))
-        unknown = set(props) - {*KEY_COLUMNS, "PASSWORD", "COMMENT", "LOGIN_NAME", "DISPLAY_NAME"}
+        # Warehouses and namespaces are no-ops here; names and e-mail are only descriptive.
+        descriptive = {"COMMENT", "LOGIN_NAME", "DISPLAY_NAME", "EMAIL", "FIRST_NAME", "LAST_NAME"}
+        unknown = set(props) - {*KEY_COLUMNS, *descriptive, "PASSWORD", "DEFAULT_ROLE", "DEFAULT_WAREHOUSE"}
         if unknown:
             raise SnowflakeError(
                 f"CREATE USER property {sorted(unknown)[0]} is not supported yet.", code=2, sqlstate="0A000"
@@ -236,10 +239,17 @@ def parse_user_statement(sql: str) -> UserStatement | None:
             _user_name(match.group("name")),
             keys,
             password=props.get("PASSWORD"),
+            default_role=_role_name(props.get("DEFAULT_ROLE")),
             if_not_exists=bool(match.group("ine")),
             or_replace=bool(match.group("replace")),
         )
     return None
+
+
+def _role_name(value: str | None) -> str | None:
+    if not value:
+        return None
+    return value[1:-1] if value.startswith('"') and value.endswith('"') else value.upper()
 
 
 def run_user_statement(engine: sa.Engine, statement: UserStatement) -> str:

@@ -45,6 +45,7 @@ class Session:
     schema: str | None = None
     warehouse: str | None = None
     role: str = "ACCOUNTADMIN"
+    secondary_roles: bool = False  # USE SECONDARY ROLES ALL: every granted role's privileges too
     parameters: dict[str, Any] = field(default_factory=dict)
     variables: dict[str, Any] = field(default_factory=dict)
     client_app: str = ""

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from embucket_py.server.iceberg_rest import auth, commits, handlers, names, views
+from embucket_py.server.iceberg_rest import access, auth, commits, handlers, names, views
 from embucket_py.server.iceberg_rest.errors import RestError, bad_request, from_exception, not_found_route
 from embucket_py.server.state import ServerState
 
@@ -98,7 +98,7 @@ TABLE: list[tuple[str, tuple[str, ...], Handler]] = [
 ]  # fmt: skip
 
 
-def match(method: str, segments: list[str]) -> tuple[Handler, dict[str, str]] | None:
+def match(method: str, segments: list[str]) -> tuple[Handler, dict[str, str], tuple[str, ...]] | None:
     for route_method, pattern, handler in TABLE:
         if route_method != method or len(pattern) != len(segments):
             continue
@@ -109,7 +109,7 @@ def match(method: str, segments: list[str]) -> tuple[Handler, dict[str, str]] | 
             elif part != segment:
                 break
         else:
-            return handler, params
+            return handler, params, pattern
     return None
 
 
@@ -165,18 +165,33 @@ async def dispatch(request: Request) -> Response:
         found = match(method, segments)
         if found is None:
             raise not_found_route(method, "/" + "/".join(segments))
-        handler, params = found
+        handler, params, pattern = found
         state: ServerState = request.app.state.embucket
-        auth.authorize(request.headers.get("authorization"), state.sessions)
+        header = request.headers.get("authorization")
+        user = auth.authorize(header, state.sessions)
         body = await _body(request) if method == "POST" else {}
         call = Call(state, params, dict(request.query_params), body)
-        result = await run_in_threadpool(handler, call)
+        result = await run_in_threadpool(
+            _guarded, handler, call, user, (header or "").partition(" ")[2].strip(), pattern, method
+        )
     except Exception as exc:
         error = from_exception(exc)
         if error.status >= 500:
             log.error("iceberg rest %s %s failed", method, request.url.path, exc_info=exc)
         return _error(error, method)
     return _reply(result, method)
+
+
+def _guarded(
+    handler: Handler, call: Call, user: str, token: str, pattern: tuple[str, ...], method: str
+) -> Any:
+    """The handler behind the caller's roles and privileges (the same ones as on the SQL side)."""
+    grants = call.state.metastore.grants
+    role, roles = access.caller(grants, user, token, call.state.sessions)
+    access.check(grants, roles, pattern, method, call)
+    result = handler(call)
+    access.after(grants, role, pattern, method, call)
+    return access.visible(grants, roles, call, result) if method == "GET" else result
 
 
 ROUTES: list[BaseRoute] = [

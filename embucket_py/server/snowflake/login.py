@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from embucket_py.engine.access_statements import login_role
 from embucket_py.engine.executor import SERVER_VERSION
 from embucket_py.errors import AuthError, IncorrectCredentials
 from embucket_py.server.snowflake.wire import (
@@ -124,7 +125,11 @@ async def login_request(request: Request) -> JSONResponse:
         if await run_in_threadpool(state.metastore.schema_exists, database, schema):
             session.schema = schema
     session.warehouse = _object_name(query.get("warehouse"))
-    session.role = _object_name(query.get("roleName")) or session.role
+    try:
+        requested = _object_name(query.get("roleName"))
+        session.role = await run_in_threadpool(login_role, state.metastore.grants, session.user, requested)
+    except AuthError as error:
+        return fail(error, {"nextAction": "RETRY_LOGIN", "authnMethod": method})
     token, master = state.sessions.open(session)
     log.info(
         "login: user %s, session %d, client %s %s",

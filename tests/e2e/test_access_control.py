@@ -1,0 +1,166 @@
+"""Roles and privileges through the connector: CREATE ROLE / USER, GRANT / REVOKE, USE ROLE,
+SHOW GRANTS / ROLES / USERS, and their enforcement on every kind of statement."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import snowflake.connector
+
+from tests.e2e.conftest import Server
+
+
+@pytest.fixture(scope="module")
+def world(server: Server) -> Iterator[dict[str, str]]:
+    """An admin-made database with one table, a role ANALYST_x and a user holding it."""
+    tag = uuid.uuid4().hex[:6].upper()
+    names = {"db": f"ACL_{tag}", "role": f"ANALYST_{tag}", "user": f"ALICE_{tag}", "other": f"BOB_{tag}"}
+    with server.connect() as admin:
+        cur = admin.cursor()
+        cur.execute(f"CREATE DATABASE {names['db']}")
+        cur.execute(f"CREATE TABLE {names['db']}.public.sales (id INT, amount NUMBER(10, 2))")
+        cur.execute(f"INSERT INTO {names['db']}.public.sales VALUES (1, 10.5), (2, 20)")
+        assert cur.execute(f"CREATE ROLE {names['role']} COMMENT = 'reads sales'").fetchone() == (
+            f"Role {names['role']} successfully created.",
+        )
+        cur.execute(f"CREATE USER {names['user']} PASSWORD = 'pw-1' DEFAULT_ROLE = {names['role']}")
+        cur.execute(f"CREATE USER {names['other']} PASSWORD = 'pw-2'")
+        cur.execute(f"GRANT ROLE {names['role']} TO USER {names['user']}")
+    yield names
+
+
+def _error(cur: snowflake.connector.cursor.SnowflakeCursor, sql: str) -> snowflake.connector.errors.Error:
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        cur.execute(sql)
+    return info.value
+
+
+def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[str, str]) -> None:
+    db, role, user = world["db"], world["role"], world["user"]
+    table = f"{db}.public.sales"
+    with server.connect(user=user, password="pw-1") as conn, server.connect() as admin:
+        cur, adm = conn.cursor(), admin.cursor()
+        assert cur.execute("SELECT CURRENT_ROLE()").fetchone() == (role,)
+        # Nothing granted yet: the database is invisible, as on Snowflake.
+        denied = _error(cur, f"SELECT * FROM {table}")
+        assert (denied.errno, denied.sqlstate) == (2003, "42S02")
+        assert f"Database '{db}' does not exist or not authorized." in denied.msg
+        adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+        adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+        denied = _error(cur, f"SELECT * FROM {table}")
+        assert denied.errno == 2003
+        assert f"Object '{db}.PUBLIC.SALES' does not exist or not authorized." in denied.msg
+        adm.execute(f"GRANT SELECT ON TABLE {table} TO ROLE {role}")
+        assert cur.execute(f"SELECT SUM(amount) FROM {table}").fetchone()[0] == 30.5
+        # It sees the table but may not write it.
+        denied = _error(cur, f"INSERT INTO {table} VALUES (3, 1)")
+        assert (denied.errno, denied.sqlstate) == (3001, "42501")
+        assert "Insufficient privileges to operate on table 'SALES'" in denied.msg
+        for sql in (f"DELETE FROM {table}", f"UPDATE {table} SET amount = 0", f"TRUNCATE TABLE {table}"):
+            assert _error(cur, sql).errno == 3001
+        assert _error(cur, f"DROP TABLE {table}").errno == 3001  # OWNERSHIP
+        adm.execute(f"GRANT INSERT ON TABLE {table} TO ROLE {role}")
+        cur.execute(f"INSERT INTO {table} VALUES (3, 1)")
+        # A MERGE needs the privilege of each of its actions.
+        merge = f"MERGE INTO {table} t USING (SELECT 3 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE"
+        assert _error(cur, merge).errno == 3001
+        adm.execute(f"GRANT DELETE ON TABLE {table} TO ROLE {role}")
+        assert cur.execute(merge).fetchone() == (1,)
+        adm.execute(f"SHOW GRANTS TO ROLE {role}")
+        shown = {(r[1], r[2], r[3]) for r in adm.fetchall()}
+        assert {
+            ("USAGE", "DATABASE", db),
+            ("USAGE", "SCHEMA", f"{db}.PUBLIC"),
+            ("SELECT", "TABLE", f"{db}.PUBLIC.SALES"),
+            ("INSERT", "TABLE", f"{db}.PUBLIC.SALES"),
+            ("DELETE", "TABLE", f"{db}.PUBLIC.SALES"),
+        } <= shown
+        assert [d[0] for d in adm.description] == [
+            "created_on",
+            "privilege",
+            "granted_on",
+            "name",
+            "granted_to",
+            "grantee_name",
+            "grant_option",
+            "granted_by",
+        ]
+        adm.execute(f"REVOKE SELECT ON TABLE {table} FROM ROLE {role}")
+        assert _error(cur, f"SELECT * FROM {table}").errno == 3001  # still visible (INSERT), no SELECT
+        # The session went on working through every refusal.
+        assert cur.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_created_objects_belong_to_the_creating_role(server: Server, world: dict[str, str]) -> None:
+    db, role, user = world["db"], world["role"], world["user"]
+    with server.connect(user=user, password="pw-1") as conn, server.connect() as admin:
+        cur, adm = conn.cursor(), admin.cursor()
+        adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+        adm.execute(f"CREATE SCHEMA {db}.work")
+        adm.execute(f"GRANT USAGE ON SCHEMA {db}.work TO ROLE {role}")
+        assert _error(cur, f"CREATE TABLE {db}.work.mine (x INT)").errno == 3001
+        adm.execute(f"GRANT CREATE TABLE ON SCHEMA {db}.work TO ROLE {role}")
+        cur.execute(f"CREATE TABLE {db}.work.mine (x INT)")
+        cur.execute(f"INSERT INTO {db}.work.mine VALUES (7)")
+        cur.execute(f"SHOW GRANTS ON TABLE {db}.work.mine")
+        assert [(r[1], r[5]) for r in cur.fetchall()] == [("OWNERSHIP", role)]
+        # ACCOUNTADMIN does not see what a role outside its hierarchy owns ...
+        assert _error(adm, f"SELECT x FROM {db}.work.mine").errno == 2003
+        # ... until that role is granted into the hierarchy (Snowflake's advice: to SYSADMIN).
+        adm.execute(f"GRANT ROLE {role} TO ROLE SYSADMIN")
+        assert adm.execute(f"SELECT x FROM {db}.work.mine").fetchall() == [(7,)]
+        adm.execute(f"REVOKE ROLE {role} FROM ROLE SYSADMIN")
+        # The owner renames and drops its own table; the grants follow the name.
+        cur.execute(f"ALTER TABLE {db}.work.mine RENAME TO {db}.work.ours")
+        assert cur.execute(f"SELECT x FROM {db}.work.ours").fetchall() == [(7,)]
+        # Granting on what it does not own is refused.
+        assert _error(cur, f"GRANT SELECT ON TABLE {db}.public.sales TO ROLE PUBLIC").errno == 3001
+        cur.execute(f"GRANT SELECT ON TABLE {db}.work.ours TO ROLE PUBLIC")
+        cur.execute(f"DROP TABLE {db}.work.ours")
+        assert _error(cur, f"SELECT * FROM {db}.work.ours").errno == 2003
+
+
+def test_roles_users_and_login(server: Server, world: dict[str, str]) -> None:
+    role, user, other = world["role"], world["user"], world["other"]
+    with server.connect(user=user, password="pw-1") as conn:
+        cur = conn.cursor()
+        denied = _error(cur, "USE ROLE SYSADMIN")
+        assert (denied.errno, denied.sqlstate) == (3013, "42501")
+        assert cur.execute("SELECT CURRENT_ROLE()").fetchone() == (role,)
+        cur.execute("USE ROLE PUBLIC")
+        assert cur.execute("SELECT CURRENT_ROLE()").fetchone() == ("PUBLIC",)
+        assert _error(cur, "CREATE ROLE sneaky").errno == 3001  # USERADMIN's privilege
+        assert _error(cur, f"GRANT ROLE {role} TO USER {other}").errno == 3001
+        assert _error(cur, "CREATE DATABASE nope").errno == 3001
+    # The role a connection asks for must be granted; without one the default role is used.
+    with pytest.raises(snowflake.connector.errors.DatabaseError) as refused:
+        server.connect(user=other, password="pw-2", role=role)
+    assert refused.value.errno == 390189
+    with server.connect(user=other, password="pw-2") as conn:
+        assert conn.cursor().execute("SELECT CURRENT_ROLE()").fetchone() == ("PUBLIC",)
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute("SHOW ROLES")
+        rows = {r[1]: r for r in adm.fetchall()}
+        assert {"ACCOUNTADMIN", "SECURITYADMIN", "USERADMIN", "SYSADMIN", "PUBLIC", role} <= set(rows)
+        assert rows[role][5] == 1 and rows[role][9] == "reads sales"  # assigned_to_users, comment
+        assert rows["ACCOUNTADMIN"][3] == "Y"  # is_current
+        adm.execute(f"SHOW GRANTS TO USER {user}")
+        assert [(r[1], r[2], r[3]) for r in adm.fetchall()] == [(role, "USER", user)]
+        adm.execute(f"SHOW GRANTS OF ROLE {role}")
+        assert [(r[2], r[3]) for r in adm.fetchall()] == [("USER", user)]
+        adm.execute(f"SHOW USERS LIKE '{user}'")
+        assert [(r[0], r[5]) for r in adm.fetchall()] == [(user, role)]
+        adm.execute(f"GRANT ROLE {role} TO USER {other}")
+    with server.connect(user=other, password="pw-2", role=role) as conn:
+        assert conn.cursor().execute("SELECT CURRENT_ROLE()").fetchone() == (role,)
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"DROP USER {other}")
+        assert _error(adm, f"SHOW GRANTS TO USER {other}").errno == 2003
+        assert _error(adm, "DROP ROLE PUBLIC").sqlstate == "42501"
+        adm.execute("CREATE ROLE temp_role")
+        assert adm.execute("DROP ROLE temp_role").fetchone() == ("TEMP_ROLE successfully dropped.",)
+        assert _error(adm, "GRANT ROLE ACCOUNTADMIN TO ROLE SYSADMIN").errno == 3005  # a cycle
