@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
             help=f"{f.metadata.get('help', '')} (env EMBUCKET_{f.name.upper()}, default {f.default!r})",
         )
     job = commands.add_parser("spark-job", help="run a Spark batch job against a running server")
-    job.add_argument("job", help="medallion, maintenance, sample-events or shell")
+    job.add_argument("job", help="medallion, maintenance, recluster, sample-events or shell")
     job.add_argument("args", nargs=argparse.REMAINDER, help="job options (--help for the job's)")
     load = commands.add_parser("load", help="load local files into a table (COPY INTO, with progress)")
     load.add_argument("files", help="a file or a glob, e.g. 'data/*.csv.gz'")

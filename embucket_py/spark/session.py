@@ -7,6 +7,7 @@ Spark writes `embucket.public.orders`, which Snowflake clients query as EMBUCKET
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -108,6 +109,8 @@ def spark_session(target: SparkTarget | None = None, **overrides: object) -> Spa
 
     # Spark otherwise resolves the host name and may bind a public interface.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (mapInArrow in the recluster job) need this interpreter and its packages.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     target = target or SparkTarget.from_env(**overrides)
     builder = SparkSession.builder
     for key, value in spark_conf(target).items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 JOBS = {
     "medallion": "embucket_py.spark.jobs.medallion",
     "maintenance": "embucket_py.spark.jobs.maintenance",
+    "recluster": "embucket_py.spark.jobs.recluster",
     "sample-events": "embucket_py.spark.jobs.sample_events",
     "shell": "embucket_py.spark.jobs.shell",
 }
