@@ -80,6 +80,17 @@ def require(grants: Grants, roles: set[str], need: Need) -> None:
         raise AccessDenied(f"Insufficient privileges to operate on {on.kind.lower()} '{last}'")
 
 
+def visible(grants: Grants, roles: set[str], on: Securable) -> bool:
+    """Whether the roles see the object at all (what SHOW lists)."""
+    if on.kind != "DATABASE" and not grants.allows(roles, "USAGE", Securable("DATABASE", on.database)):
+        return False
+    if on.kind not in ("DATABASE", "SCHEMA") and not grants.allows(
+        roles, "USAGE", Securable("SCHEMA", on.database, on.schema)
+    ):
+        return False
+    return bool(grants.privileges(roles, on))
+
+
 def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exists: Exists) -> list[Need]:
     needs: list[Need] = []
     targets: set[int] = set()  # ids of the Table nodes that are written, created or dropped
@@ -145,6 +156,8 @@ def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exi
         add("ANY", target(tree.this))
     elif isinstance(tree, exp.Use):
         return _use_needs(tree, ctx)
+    elif isinstance(tree, exp.Show):
+        return []  # SHOW lists only what the roles see (metadata.show)
     # Everything else the statement names is read.
     for table in tree.find_all(exp.Table):
         if id(table) not in targets and not _is_cte(table):

@@ -18,10 +18,11 @@ from pyiceberg.table import Table
 
 from embucket_py import naming
 from embucket_py.catalog.dropped import dropped_of
+from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import keys, variables
+from embucket_py.engine import access, keys, variables
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
@@ -117,16 +118,18 @@ def show(
         rows = _filtered(variables.variable_rows(session), d)
         return _result(VARIABLES, rows, StatementType.SHOW)
     if d.kind == "DATABASES":
-        rows = _filtered(_database_rows(tables, session), d)
+        rows = _filtered(_visible(tables, session, _database_rows(tables, session), "DATABASE"), d)
         return _result(TERSE if d.terse else DATABASES, rows, StatementType.SHOW)
     if d.kind == "SCHEMAS":
-        rows = _filtered(_schema_rows(tables, session, d), d)
+        rows = _filtered(_visible(tables, session, _schema_rows(tables, session, d), "SCHEMA"), d)
         return _result(TERSE if d.terse else SCHEMAS, rows, StatementType.SHOW)
     if d.kind == "COLUMNS":
-        rows = _filtered(list(_column_rows(tables, d, ctx)), d, "column_name")
+        rows = _filtered(
+            _visible(tables, session, list(_column_rows(tables, d, ctx)), "TABLE"), d, "column_name"
+        )
         return _result(COLUMNS, rows, StatementType.SHOW)
     if d.kind == "VIEWS":
-        rows = _filtered(list(_view_rows(tables, d)), d)
+        rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)
     if d.kind == "OBJECTS" and d.scope == "SCHEMA" and not _schema_exists(tables, d):
         # What clients such as dbt check for to learn that a schema is not there yet.
@@ -139,10 +142,29 @@ def show(
         # TRANSIENT and TEMPORARY apart.
         rows = [{**r, "kind": "TABLE"} for r in rows]
         rows = sorted([*rows, *_view_rows(tables, d)], key=_object_order)
-    rows = _filtered(rows, d)
+    rows = _filtered(_visible(tables, session, rows, "TABLE"), d)
     if d.terse:
         return _result(TERSE, rows, StatementType.SHOW)
     return _result(TABLES if d.kind == "TABLES" else OBJECTS, rows, StatementType.SHOW)
+
+
+def _visible(tables: Tables, session: Session, rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """Only what the session's roles hold something on, as on Snowflake, each with its owner."""
+    grants = tables.metastore.grants
+    roles = access.active_roles(grants, session)
+    kept = []
+    for row in rows:
+        if kind == "DATABASE":
+            on = Securable("DATABASE", row["name"])
+        elif kind == "SCHEMA":
+            on = Securable("SCHEMA", row["database_name"], row["name"])
+        else:
+            name = row.get("table_name") or row["name"]
+            on = Securable("TABLE", row["database_name"], row["schema_name"], name)
+        if not access.visible(grants, roles, on):
+            continue
+        kept.append({**row, "owner": grants.owner(on)} if "owner" in row else row)
+    return kept
 
 
 def _schema_exists(tables: Tables, d: ShowDef) -> bool:

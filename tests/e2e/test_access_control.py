@@ -22,6 +22,7 @@ def world(server: Server) -> Iterator[dict[str, str]]:
         cur.execute(f"CREATE DATABASE {names['db']}")
         cur.execute(f"CREATE TABLE {names['db']}.public.sales (id INT, amount NUMBER(10, 2))")
         cur.execute(f"INSERT INTO {names['db']}.public.sales VALUES (1, 10.5), (2, 20)")
+        cur.execute(f"CREATE TABLE {names['db']}.public.payroll (salary INT)")
         assert cur.execute(f"CREATE ROLE {names['role']} COMMENT = 'reads sales'").fetchone() == (
             f"Role {names['role']} successfully created.",
         )
@@ -54,6 +55,12 @@ def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[s
         assert f"Object '{db}.PUBLIC.SALES' does not exist or not authorized." in denied.msg
         adm.execute(f"GRANT SELECT ON TABLE {table} TO ROLE {role}")
         assert cur.execute(f"SELECT SUM(amount) FROM {table}").fetchone()[0] == 30.5
+        # SHOW lists only what the role holds something on, with each object's owner.
+        cur.execute(f"SHOW TABLES IN SCHEMA {db}.public")
+        assert [(r[1], r[9]) for r in cur.fetchall()] == [("SALES", "ACCOUNTADMIN")]
+        cur.execute("SHOW DATABASES")
+        assert [r[1] for r in cur.fetchall()] == [db]
+        assert _error(cur, f"SELECT * FROM {db}.public.payroll").errno == 2003
         # It sees the table but may not write it.
         denied = _error(cur, f"INSERT INTO {table} VALUES (3, 1)")
         assert (denied.errno, denied.sqlstate) == (3001, "42501")

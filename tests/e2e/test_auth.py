@@ -7,6 +7,7 @@ https://docs.snowflake.com/en/user-guide/key-pair-auth
 from __future__ import annotations
 
 import datetime
+import gzip
 import ipaddress
 import json
 import os
@@ -211,6 +212,29 @@ def test_request_size_limit(strict: Server) -> None:
         assert answer["status"] == 413
         assert answer["success"] is False and "maximum size" in str(answer["message"])
         assert conn.cursor().execute("SELECT 2").fetchone() == (2,)
+
+
+def test_gzip_body_is_capped_when_inflated(strict: Server) -> None:
+    """A 20 KiB gzip body that would inflate to 20 MiB is refused before it is inflated whole."""
+    with strict.connect() as conn:
+        sql = "SELECT '" + "x" * (20 * 1024 * 1024) + "'"
+        packed = gzip.compress(json.dumps({"sqlText": sql}).encode())
+        assert len(packed) < 1024 * 1024  # under the wire limit: only the inflated size is too big
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{strict.port}/queries/v1/query-request",
+            data=packed,
+            headers={
+                "Authorization": f'Snowflake Token="{conn.rest.token}"',
+                "Content-Type": "application/json",
+                "Content-Encoding": "gzip",
+            },
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            body = json.loads(answer.read())
+        assert body["success"] is False and body["code"] == "390001"
+        assert "maximum size of 1 MB" in body["message"]
+        assert conn.cursor().execute("SELECT 3").fetchone() == (3,)
 
 
 def _certificate(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import gzip
 import json
 import re
 import zlib
@@ -23,15 +22,31 @@ _TOKEN = re.compile(r'Snowflake Token="([^"]*)"')
 async def read_json(request: Request) -> dict[str, Any]:
     """The JSON body, inflated when gzip-compressed (4.x compresses every body)."""
     body = await request.body()
+    state: ServerState = request.app.state.embucket
+    limit = state.settings.max_request_mb * 1024 * 1024
     try:
         if body[:2] == b"\x1f\x8b":
-            body = gzip.decompress(body)
+            body = _inflate(body, limit)
         if not body.strip():
             return {}
         value = json.loads(body)
     except (OSError, EOFError, zlib.error, ValueError):  # bad gzip, bad UTF-8, bad JSON
         raise SnowflakeError("Invalid request body.", code=390001, sqlstate="08001") from None
     return value if isinstance(value, dict) else {}
+
+
+def _inflate(body: bytes, limit: int) -> bytes:
+    """gzip-inflates at most `limit` bytes: a small body must not expand into a huge one."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    data = inflater.decompress(body, limit + 1)
+    if len(data) > limit:
+        message = (
+            f"Request body exceeds the maximum size of {limit // (1024 * 1024)} MB accepted by this server."
+        )
+        raise SnowflakeError(message, code=390001, sqlstate="08001")
+    if not inflater.eof:
+        raise zlib.error("truncated gzip body")
+    return data
 
 
 def ok(
