@@ -161,12 +161,16 @@ class QueryHistory:
             return None
         return int(row.start_ms), int(row.end_ms)
 
-    def rows(self, *, session_id: int | None = None, limit: int = 100) -> list[dict[str, object]]:
-        """The most recent statements first (of one session, or of all)."""
+    def rows(
+        self, *, session_id: int | None = None, user: str | None = None, limit: int = 100
+    ) -> list[dict[str, object]]:
+        """The most recent statements first (of one session or user, or of all)."""
         self.flush()
         query = sa.select(history_table).order_by(history_table.c.start_ms.desc()).limit(limit)
         if session_id is not None:
             query = query.where(history_table.c.session_id == session_id)
+        if user is not None:
+            query = query.where(history_table.c.user_name == user)
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(query)]
 

@@ -20,6 +20,8 @@ from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.grants import ACCOUNT, ACCOUNTADMIN, Grants, Securable
+from embucket_py.catalog.tables import TableName
+from embucket_py.engine import history, transactions
 from embucket_py.errors import AccessDenied, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import names
@@ -28,7 +30,8 @@ from embucket_py.sql.context import SqlContext
 _WRITES = {exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE"}
 _CREATES = {"TABLE": "CREATE TABLE", "VIEW": "CREATE VIEW", "SCHEMA": "CREATE SCHEMA"}
 _OBJECT_KINDS = ("TABLE", "VIEW", "DYNAMIC TABLE", "ICEBERG TABLE", "MATERIALIZED VIEW")
-_SKIPPED_SCHEMAS = {"INFORMATION_SCHEMA"}
+# INFORMATION_SCHEMA lists only what the role sees; history sources hold the user's own queries.
+_SKIPPED_SCHEMAS = {"INFORMATION_SCHEMA", history.SOURCE_SCHEMA}
 
 
 Exists = Callable[[Securable], bool]  # does the object exist (DROP ... IF EXISTS)
@@ -99,8 +102,8 @@ def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exi
         if not isinstance(table.this, exp.Identifier) or table.name.startswith(("@", "%")):
             return None  # a table function or a stage
         parts = names.qualify(names.table_parts(table), ctx)
-        if parts[1] in _SKIPPED_SCHEMAS or session.temporary.get(".".join(parts)) is not None:
-            return None  # INFORMATION_SCHEMA lists what it lists; TEMPORARY tables are the session's
+        if parts[1] in _SKIPPED_SCHEMAS or transactions.key(TableName(*parts)) in session.temporary:
+            return None  # TEMPORARY tables are the session's own
         return Securable(kind, *parts)
 
     def target(node: exp.Expression | None) -> exp.Table | None:

@@ -208,7 +208,9 @@ def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: S
         ctx.deregister_table(use.registered_as)
     if use.schema == history.SOURCE_SCHEMA:
         session_id = int(sql_ctx.values.get("CURRENT_SESSION") or 0)
-        data = history.build(history_of(tables.metastore), use.name, session_id)
+        data = history.build(
+            history_of(tables.metastore), use.name, session_id, _history_user(tables, sql_ctx)
+        )
         register_arrow(ctx, use.registered_as, data)
         return 0
     if information_schema.is_information_schema(use.schema):
@@ -222,6 +224,14 @@ def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: S
         version = resolve(table, str(ref), use.point, sql_ctx)
     ctx.register_table(use.registered_as, table_frame(ctx, table, version, ctx.scan_stats, use.sample))
     return Tables.size(table)[1]
+
+
+def _history_user(tables: Tables, sql_ctx: SqlContext) -> str | None:
+    """Whose statements QUERY_HISTORY shows: everyone's to ACCOUNTADMIN, else the user's own."""
+    grants = tables.metastore.grants
+    if "ACCOUNTADMIN" in grants.effective_roles([str(sql_ctx.values.get("CURRENT_ROLE") or "PUBLIC")]):
+        return None
+    return str(sql_ctx.values.get("CURRENT_USER") or "")
 
 
 def register_arrow(ctx: SessionContext, name: str, data: pa.Table) -> None:

@@ -344,8 +344,9 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
     return {naming.stored(k): v for k, v in out.items()}
 
 
-def build(history: QueryHistory, encoded: str, session_id: int) -> pa.Table:
-    """The Arrow table behind one rewritten history source.
+def build(history: QueryHistory, encoded: str, session_id: int, user: str | None = None) -> pa.Table:
+    """The Arrow table behind one rewritten history source; with `user`, only that user's
+    statements (roles below ACCOUNTADMIN see their own queries only, as on Snowflake).
 
     Raises:
         SqlCompilationError: RESULT_SCAN of a query whose result is not kept.
@@ -358,8 +359,8 @@ def build(history: QueryHistory, encoded: str, session_id: int) -> pa.Table:
         return table
     limit, session = int(args[0]), args[1]
     if name == "QUERY_HISTORY_BY_SESSION":
-        rows = history.rows(session_id=int(session) if session else session_id, limit=limit)
+        rows = history.rows(session_id=int(session) if session else session_id, user=user, limit=limit)
     else:
-        rows = history.rows(limit=limit)
+        rows = history.rows(user=user, limit=limit)
     schema = pa.schema([arrow_field(naming.stored(n), t) for n, t, _ in HISTORY_COLUMNS])
     return pa.Table.from_pylist([_history_row(r) for r in rows], schema=schema)

@@ -19,8 +19,10 @@ from pyiceberg.table import Table
 
 from embucket_py import naming
 from embucket_py.catalog.constraints import Key, keys_of
+from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
+from embucket_py.engine import access
 from embucket_py.engine.information_schema_columns import LAYOUTS
 from embucket_py.engine.keys import primary_key
 from embucket_py.errors import ObjectNotFound, SnowflakeError, TableUnreadable, object_not_found
@@ -39,6 +41,7 @@ Rows = Iterator[dict[str, Any]]
 
 
 log = logging.getLogger(__name__)
+Visible = Callable[[Securable], bool]
 
 
 def is_information_schema(schema: str) -> bool:
@@ -57,10 +60,14 @@ def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContex
             Column(n, from_arrow_field(f), f.nullable) for n, f in zip(names, frame.schema(), strict=True)
         ]
 
-    return build(tables, database, name, view_columns)
+    grants = tables.metastore.grants
+    roles = grants.effective_roles([str(sql_ctx.values.get("CURRENT_ROLE") or "PUBLIC")])
+    return build(tables, database, name, view_columns, lambda on: access.visible(grants, roles, on))
 
 
-def build(tables: Tables, database: str, name: str, view_columns: ViewColumns) -> pa.Table:
+def build(
+    tables: Tables, database: str, name: str, view_columns: ViewColumns, visible: Visible = lambda on: True
+) -> pa.Table:
     """One INFORMATION_SCHEMA view of a database, as an Arrow table.
 
     Raises:
@@ -69,9 +76,9 @@ def build(tables: Tables, database: str, name: str, view_columns: ViewColumns) -
     if name not in LAYOUTS:
         raise object_not_found("Object", f"{database}.{SCHEMA}.{name}")
     info = tables.metastore.database_info(database)
-    if info is None:
+    if info is None or not visible(Securable("DATABASE", database)):
         raise object_not_found("Database", database)
-    scope = _Scope(tables, database, info.created_on, view_columns)
+    scope = _Scope(tables, database, info.created_on, view_columns, visible)
     rows = {
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
@@ -138,17 +145,25 @@ def column_facts(column: Column, position: int) -> dict[str, Any]:
 class _Scope:
     """The objects of one database, loaded once per view build."""
 
-    def __init__(self, tables: Tables, database: str, created: datetime, view_columns: ViewColumns) -> None:
+    def __init__(
+        self, tables: Tables, database: str, created: datetime, view_columns: ViewColumns, visible: Visible
+    ) -> None:
         self.tables = tables
         self.database = database
         self.created = created
         self.view_columns = view_columns
-        self.schemas = tables.metastore.schema_names(database)
+        # Only what the statement's role sees, as on Snowflake.
+        self.visible = visible
+        self.schemas = [
+            s for s in tables.metastore.schema_names(database) if visible(Securable("SCHEMA", database, s))
+        ]
 
     def loaded(self) -> Iterator[tuple[TableName, Table]]:
         for schema in self.schemas:
             for name in self.tables.names(self.database, schema):
                 ref = TableName(self.database, schema, name)
+                if not self.visible(Securable("TABLE", self.database, schema, name)):
+                    continue
                 try:
                     yield ref, self.tables.load(ref)
                 except ObjectNotFound:
@@ -159,6 +174,8 @@ class _Scope:
     def views(self) -> Iterator[View]:
         for schema in self.schemas:
             for name in self.tables.views.names(self.database, schema):
+                if not self.visible(Securable("VIEW", self.database, schema, name)):
+                    continue
                 view = self.tables.views.get(self.database, schema, name)
                 if view is not None:
                     yield view
@@ -167,7 +184,7 @@ class _Scope:
         # Every database of the account, as on Snowflake (not just this one).
         for name in self.tables.metastore.database_names():
             info = self.tables.metastore.database_info(name)
-            if info is None:
+            if info is None or not self.visible(Securable("DATABASE", name)):
                 continue
             yield {
                 "DATABASE_NAME": info.name,

@@ -61,6 +61,8 @@ def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[s
         cur.execute("SHOW DATABASES")
         assert [r[1] for r in cur.fetchall()] == [db]
         assert _error(cur, f"SELECT * FROM {db}.public.payroll").errno == 2003
+        cur.execute(f"SELECT table_name FROM {db}.information_schema.tables WHERE table_schema = 'PUBLIC'")
+        assert cur.fetchall() == [("SALES",)]
         # It sees the table but may not write it.
         denied = _error(cur, f"INSERT INTO {table} VALUES (3, 1)")
         assert (denied.errno, denied.sqlstate) == (3001, "42501")
@@ -111,6 +113,10 @@ def test_created_objects_belong_to_the_creating_role(server: Server, world: dict
         adm.execute(f"GRANT CREATE TABLE ON SCHEMA {db}.work TO ROLE {role}")
         cur.execute(f"CREATE TABLE {db}.work.mine (x INT)")
         cur.execute(f"INSERT INTO {db}.work.mine VALUES (7)")
+        # TEMPORARY tables are the session's own: no grants involved.
+        cur.execute(f"CREATE TEMPORARY TABLE {db}.work.scratch (y INT)")
+        cur.execute(f"INSERT INTO {db}.work.scratch VALUES (1), (2)")
+        assert cur.execute(f"SELECT COUNT(*) FROM {db}.work.scratch").fetchone() == (2,)
         cur.execute(f"SHOW GRANTS ON TABLE {db}.work.mine")
         assert [(r[1], r[5]) for r in cur.fetchall()] == [("OWNERSHIP", role)]
         # ACCOUNTADMIN does not see what a role outside its hierarchy owns ...
@@ -141,6 +147,9 @@ def test_roles_users_and_login(server: Server, world: dict[str, str]) -> None:
         assert _error(cur, "CREATE ROLE sneaky").errno == 3001  # USERADMIN's privilege
         assert _error(cur, f"GRANT ROLE {role} TO USER {other}").errno == 3001
         assert _error(cur, "CREATE DATABASE nope").errno == 3001
+        # Below ACCOUNTADMIN a user's query history holds its own statements only.
+        cur.execute("SELECT DISTINCT user_name FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())")
+        assert cur.fetchall() == [(user,)]
     # The role a connection asks for must be granted; without one the default role is used.
     with pytest.raises(snowflake.connector.errors.DatabaseError) as refused:
         server.connect(user=other, password="pw-2", role=role)
