@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -39,7 +42,18 @@ def translate_query(
     columns: ColumnLookup | None = None,
 ) -> QueryTranslation:
     """Translates a query (SELECT, set operation, VALUES) into DataFusion SQL. `columns` tells
-    the column names of stored tables (a name that is a column is not a lateral alias)."""
+    the column names of stored tables (a name that is a column is not a lateral alias).
+
+    Translations are cached (see `TranslationCache`): a repeated statement skips the rewrites."""
+    return CACHE.translate(tree, ctx, source, columns)
+
+
+def _translate(
+    tree: exp.Expression,
+    ctx: SqlContext,
+    source: SourceText | None,
+    columns: ColumnLookup | None,
+) -> QueryTranslation:
     tree = tree.copy()
     if isinstance(tree, exp.Values):
         tree = exp.select("*").from_(tree)
@@ -61,3 +75,126 @@ def translate_query(
     tables = table_references(tree, ctx)
     tree = identifiers(tree)
     return QueryTranslation(tree.sql(dialect=DataFusion), tables, projected)
+
+
+# Translations remembered (least recently used dropped first).
+CACHE_SIZE = 512
+
+
+@dataclass(frozen=True)
+class _Entry:
+    translation: QueryTranslation
+    # The catalog answers the translation depended on: (lookup, arguments, answer). A hit asks
+    # again and is used only when every answer is the same (a table changed its columns: miss).
+    lookups: tuple[tuple[str, tuple[str, ...], object], ...]
+
+
+class TranslationCache:
+    """Translations of repeated statements. The key is everything a translation reads: the tree
+    (structure and spelling), the user's text (result names follow it), the context's database,
+    schema, context values, variables and session parameters. The catalog lookups it made are
+    checked again on every hit. The statement's query id is not read by the rewrites, not keyed."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[object, ...], _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def translate(
+        self, tree: exp.Expression, ctx: SqlContext, source: SourceText | None, columns: ColumnLookup | None
+    ) -> QueryTranslation:
+        key = _key(tree, ctx, source, columns is not None)
+        if key is None:
+            return _translate(tree, ctx, source, columns)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+        if entry is not None and _still_valid(entry, ctx, columns):
+            self.hits += 1
+            return _fresh(entry.translation)
+        self.misses += 1
+        lookups: list[tuple[str, tuple[str, ...], object]] = []
+        translation = _translate(
+            tree, _recording_context(ctx, lookups), source, _recording_columns(columns, lookups)
+        )
+        with self._lock:
+            self._entries[key] = _Entry(_fresh(translation), tuple(lookups))
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return translation
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def _key(
+    tree: exp.Expression, ctx: SqlContext, source: SourceText | None, with_columns: bool
+) -> tuple[object, ...] | None:
+    try:
+        state = (
+            ctx.database,
+            ctx.schema,
+            tuple(sorted(ctx.values.items())),
+            repr(sorted(ctx.variables.items())),
+            repr(sorted(ctx.parameters.items())),
+        )
+    except TypeError:  # values that do not sort or hash: translate without the cache
+        return None
+    # sqlglot's structural hash (kept on the nodes, redone for changed ones): bind values and
+    # rewrites done before translation make trees differ under the same user text.
+    return (
+        type(tree),
+        hash(tree),
+        source.text if source else None,
+        with_columns,
+        ctx.column_kinds is None,
+        state,
+    )
+
+
+def _recording_columns(
+    columns: ColumnLookup | None, lookups: list[tuple[str, tuple[str, ...], object]]
+) -> ColumnLookup | None:
+    if columns is None:
+        return None
+
+    def lookup(parts: list[str]) -> list[str] | None:
+        answer = columns(parts)
+        lookups.append(("columns", tuple(parts), answer))
+        return answer
+
+    return lookup
+
+
+def _recording_context(ctx: SqlContext, lookups: list[tuple[str, tuple[str, ...], object]]) -> SqlContext:
+    kinds = ctx.column_kinds
+    if kinds is None:
+        return ctx
+
+    def lookup(parts: list[str]) -> dict[str, str] | None:
+        answer = kinds(parts)
+        lookups.append(("kinds", tuple(parts), answer))
+        return answer
+
+    return replace(ctx, column_kinds=lookup)
+
+
+def _still_valid(entry: _Entry, ctx: SqlContext, columns: ColumnLookup | None) -> bool:
+    for kind, parts, answer in entry.lookups:
+        lookup = columns if kind == "columns" else ctx.column_kinds
+        if lookup is None or lookup(list(parts)) != answer:
+            return False
+    return True
+
+
+def _fresh(translation: QueryTranslation) -> QueryTranslation:
+    """A copy callers may change (time points hold expression trees)."""
+    tables = [replace(t, point=copy.deepcopy(t.point)) if t.point else t for t in translation.tables]
+    return QueryTranslation(translation.sql, tables, list(translation.projected))
+
+
+CACHE = TranslationCache()
