@@ -52,6 +52,7 @@ ALL_PRIVILEGES = {
     "SCHEMA": ("USAGE", "CREATE TABLE", "CREATE VIEW", "CREATE STAGE", "MODIFY", "MONITOR"),
     "TABLE": ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES"),
     "VIEW": ("SELECT", "REFERENCES"),
+    "STAGE": ("USAGE", "READ", "WRITE"),
 }
 
 _meta = sa.MetaData()
@@ -115,11 +116,16 @@ class Securable:
     @property
     def shown(self) -> str:
         """The name as SHOW GRANTS prints it."""
-        parts = [p for p in (self.database, self.schema, self.name) if p]
+        parts = [p for p in (self.database, self.schema, self.name.removeprefix("@")) if p]
         return ".".join(parts) if parts else "ACCOUNT"  # Snowflake shows the account's locator
 
 
 ACCOUNT = Securable("ACCOUNT")
+
+
+def stage(database: str, schema: str, name: str) -> Securable:
+    """Stages have their own namespace: their key is the name with an `@`."""
+    return Securable("STAGE", database, schema, f"@{name}")
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def require(grants: Grants, roles: set[str], need: Need) -> None:
     if not held:
         raise object_not_found(_kind_word(on.kind), _shown(on))
     if need.privilege != "ANY" and "OWNERSHIP" not in held and need.privilege not in held:
-        last = on.name or on.schema or on.database
+        last = on.name.removeprefix("@") or on.schema or on.database
         raise AccessDenied(f"Insufficient privileges to operate on {on.kind.lower()} '{last}'")
 
 
@@ -264,11 +264,11 @@ def _temporary(tree: exp.Create) -> bool:
 
 
 def _kind_word(kind: str) -> str:
-    return {"DATABASE": "Database", "SCHEMA": "Schema"}.get(kind, "Object")
+    return {"DATABASE": "Database", "SCHEMA": "Schema", "STAGE": "Stage"}.get(kind, "Object")
 
 
 def _shown(on: Securable) -> str:
-    return ".".join(naming.quote(p) for p in (on.database, on.schema, on.name) if p)
+    return ".".join(naming.quote(p) for p in (on.database, on.schema, on.name.removeprefix("@")) if p)
 
 
 def require_role(grants: Grants, session: Session) -> None:

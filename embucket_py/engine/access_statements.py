@@ -13,7 +13,16 @@ from datetime import UTC
 import sqlalchemy as sa
 
 from embucket_py import naming
-from embucket_py.catalog.grants import ACCOUNT, ALL_PRIVILEGES, PUBLIC, SYSTEM_ROLES, Grant, Grants, Securable
+from embucket_py.catalog.grants import (
+    ACCOUNT,
+    ALL_PRIVILEGES,
+    PUBLIC,
+    SYSTEM_ROLES,
+    Grant,
+    Grants,
+    Securable,
+)
+from embucket_py.catalog.grants import stage as grants_stage
 from embucket_py.catalog.metastore import Metastore, users_table
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import access
@@ -195,6 +204,8 @@ def _securables(metastore: Metastore, target: stmt.Target, ctx: SqlContext) -> l
             return [Securable("SCHEMA", database, s) for s in schemas]
         return [on for schema in schemas for on in _objects_in(metastore, database, schema, target.kind)]
     database, schema, name = _qualified(parts, ctx)
+    if target.kind == "STAGE":
+        return [grants_stage(database, schema, name)]
     ref = TableName(database, schema, name)
     tables = Tables(metastore)
     if target.kind == "VIEW" and tables.views.get(database, schema, name) is None:

@@ -15,7 +15,10 @@ from typing import Any
 from sqlglot import exp
 
 from embucket_py import naming
+from embucket_py.catalog import grants
+from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine import access, transactions
 from embucket_py.engine.metadata import like_matches
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, Unsupported, object_not_found
@@ -82,7 +85,7 @@ class StageResolver:
         return "/".join(parts) + suffix
 
     def resolve(self, location: StageLocation, session: Session) -> Resolved:
-        """Raises: ObjectNotFound for a missing stage or table."""
+        """Raises: ObjectNotFound for a missing (or invisible) stage or table; AccessDenied."""
         if location.kind == "USER":
             key = f"~{session.user.lower()}"
             return Resolved(self.internal_store(key), location.path, "", None, key)
@@ -90,15 +93,24 @@ class StageResolver:
             ref = TableName(*location.parts)
             if not self.tables.exists(ref):
                 raise object_not_found("Table", str(ref))
+            if transactions.key(ref) not in session.temporary:  # a table's stage is its owner's
+                self.require(session, "OWNERSHIP", Securable("TABLE", *location.parts))
             key = "/".join(naming.stored(p) for p in location.parts[:2]) + f"/%{naming.stored(ref.name)}"
             return Resolved(self.internal_store(key), location.path, "", None, key)
         stage = self.registry.require_stage(location.parts, session.id)
+        if not stage.temporary:
+            self.require(session, "ANY", grants.stage(stage.database, stage.schema, stage.name))
         if stage.external:
             assert stage.url is not None
             store = StageStore(stage.url, stage.credentials, stage.endpoint)
             return Resolved(store, location.path, store.root, stage, None)
         key = self.stage_key(stage)
         return Resolved(self.internal_store(key), location.path, f"{stage.name.lower()}/", stage, key)
+
+    def require(self, session: Session, privilege: str, on: Securable) -> None:
+        """Stages are checked here, where every statement resolves them (tables in `access`)."""
+        registry = self.tables.metastore.grants
+        access.require(registry, access.active_roles(registry, session), access.Need(privilege, on))
 
     def stage_format(
         self, resolved: Resolved, inline: dict[str, Any] | None, session: Session, ctx: SqlContext
@@ -124,6 +136,9 @@ def create_stage(resolver: StageResolver, session: Session, d: sql.StageDef) -> 
     if d.file_format:
         file_format({k: v for k, v in d.file_format.items() if k != "FORMAT_NAME"})
     session_id = session.id if d.temporary else 0
+    database, schema, name = d.parts
+    if not d.temporary:
+        resolver.require(session, "CREATE STAGE", Securable("SCHEMA", database, schema))
     old = resolver.registry.stage(d.parts, session.id) if d.replace else None
     created = resolver.registry.create_stage(
         d.parts,
@@ -140,12 +155,18 @@ def create_stage(resolver: StageResolver, session: Session, d: sql.StageDef) -> 
         resolver.internal_store(resolver.stage_key(old)).delete_all()
     if not created:
         return status(f"{d.parts[2]} already exists, statement succeeded.")
+    if not d.temporary:
+        on = grants.stage(database, schema, name)
+        resolver.tables.metastore.grants.forget(on)
+        resolver.tables.metastore.grants.set_owner(on, session.role, session.role)
     return status(f"Stage area {d.parts[2]} successfully created.")
 
 
 def drop(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> QueryResult:
     if ref.kind == "STAGE":
         stage = resolver.registry.stage(ref.parts, session.id)
+        if stage is not None and not stage.temporary:
+            resolver.require(session, "OWNERSHIP", grants.stage(stage.database, stage.schema, stage.name))
         if not resolver.registry.drop_stage(ref.parts, session.id, if_exists=ref.if_exists):
             return status(f"Drop statement executed successfully ({ref.parts[2]} already dropped).")
         if stage is not None and not stage.external:

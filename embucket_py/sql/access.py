@@ -19,7 +19,7 @@ _TWO_WORDS = {
     "MANAGE": {"GRANTS"},
     "APPLY": {"MASKING"},
 }
-_OBJECT_KINDS = {"ACCOUNT", "DATABASE", "SCHEMA", "TABLE", "VIEW", "ROLE", "USER", "WAREHOUSE"}
+_OBJECT_KINDS = {"ACCOUNT", "DATABASE", "SCHEMA", "TABLE", "VIEW", "STAGE", "ROLE", "USER", "WAREHOUSE"}
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,14 @@ def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[s
         ]
         adm.execute(f"REVOKE SELECT ON TABLE {table} FROM ROLE {role}")
         assert _error(cur, f"SELECT * FROM {table}").errno == 3001  # still visible (INSERT), no SELECT
+        # Stages: invisible without a privilege, readable with READ, created with CREATE STAGE.
+        adm.execute(f"CREATE STAGE {db}.public.drop_zone")
+        denied = _error(cur, f"LIST @{db}.public.drop_zone")
+        assert denied.errno == 2003 and f"Stage '{db}.PUBLIC.DROP_ZONE' does not exist" in denied.msg
+        adm.execute(f"GRANT READ ON STAGE {db}.public.drop_zone TO ROLE {role}")
+        assert cur.execute(f"LIST @{db}.public.drop_zone").fetchall() == []
+        assert _error(cur, f"CREATE STAGE {db}.public.mine").errno == 3001
+        assert _error(cur, f"LIST @{db}.public.%sales").errno == 3001  # a table's stage: its owner's
         # The session went on working through every refusal.
         assert cur.execute("SELECT 1").fetchone() == (1,)
 
