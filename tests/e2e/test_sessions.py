@@ -293,12 +293,13 @@ def test_use_commands_update_connection_and_current_functions(
     cur.execute("use warehouse wh_two")
     assert conn.warehouse == "WH_TWO"
     assert _context(cur)[2] == "WH_TWO"
-    cur.execute("use role some_role")
-    assert conn.role == "SOME_ROLE"
-    assert _context(cur)[3] == "SOME_ROLE"
+    cur.execute("use role sysadmin")  # ACCOUNTADMIN inherits SYSADMIN, so the user may use it
+    assert conn.role == "SYSADMIN"
+    assert _context(cur)[3] == "SYSADMIN"
     cur.execute("use database embucket")
     assert (conn.database, conn.schema) == ("EMBUCKET", "PUBLIC")
-    assert _context(cur) == ("EMBUCKET", "PUBLIC", "WH_TWO", "SOME_ROLE")
+    assert _context(cur) == ("EMBUCKET", "PUBLIC", "WH_TWO", "SYSADMIN")
+    cur.execute("use role accountadmin")  # the owner of the test's database
     cur.execute(f"use {database}.other")
     assert (conn.database, conn.schema) == (database, "OTHER")
 
