@@ -94,6 +94,16 @@ def visible(grants: Grants, roles: set[str], on: Securable) -> bool:
     return bool(grants.privileges(roles, on))
 
 
+def sees(tables: object, on: Securable) -> bool:
+    """Whether the session behind a statement's tables sees the object (for functions such as
+    GET_DDL that name objects in strings, out of the parse tree's sight)."""
+    session = getattr(tables, "session", None)  # the session's view of the tables, when it has one
+    if session is None:
+        return True
+    grants = tables.metastore.grants  # type: ignore[attr-defined]
+    return visible(grants, active_roles(grants, session), on)
+
+
 def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exists: Exists) -> list[Need]:
     needs: list[Need] = []
     targets: set[int] = set()  # ids of the Table nodes that are written, created or dropped

@@ -13,9 +13,11 @@ from pyiceberg.table import FileScanTask, Table
 from sqlglot import exp
 
 from embucket_py import naming
+from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine import access
 from embucket_py.engine.result import QueryResult, status
-from embucket_py.errors import InvalidIdentifier, SqlCompilationError
+from embucket_py.errors import InvalidIdentifier, SqlCompilationError, object_not_found
 from embucket_py.layout import clustering
 from embucket_py.layout.files import file_boxes
 from embucket_py.layout.keys import matrix
@@ -142,6 +144,8 @@ def system_functions(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> e
             raise SqlCompilationError(f"{name} takes a table name and an optional column list.")
         table_name = exp.to_table(args[0].name, dialect="snowflake")
         ref = TableName(*qualify(table_parts(table_name), ctx))
+        if not access.sees(tables, Securable("TABLE", ref.database, ref.schema, ref.name)):
+            raise object_not_found("Object", str(ref))
         table = tables.load(ref)
         columns = None
         if len(args) > 1:

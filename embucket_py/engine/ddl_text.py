@@ -10,8 +10,10 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import Tokenizer, TokenType
 
 from embucket_py import naming
+from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
+from embucket_py.engine import access
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.context import SqlContext
@@ -53,7 +55,8 @@ def get_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bo
     target = exp.to_table(name, dialect="snowflake")
     if kind == "DATABASE":
         database = normalize(target.this)
-        if not tables.metastore.database_exists(database):
+        visible = access.sees(tables, Securable("DATABASE", database))
+        if not tables.metastore.database_exists(database) or not visible:
             raise object_not_found("Database", naming.quote(database))
         return database_ddl(tables, database, qualified)
     if kind == "SCHEMA":
@@ -62,8 +65,12 @@ def get_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bo
         schema = normalize(parts[-1])
         if database is None or not tables.metastore.schema_exists(database, schema):
             raise object_not_found("Schema", naming.quote(schema))
+        if not access.sees(tables, Securable("SCHEMA", database, schema)):
+            raise object_not_found("Schema", naming.quote(schema))
         return schema_ddl(tables, database, schema, qualified)
     ref = TableName(*qualify(table_parts(target), ctx, "get_ddl"))
+    if not access.sees(tables, Securable("TABLE", ref.database, ref.schema, ref.name)):
+        raise object_not_found("Object", str(ref))
     if kind == "VIEW":
         view = tables.views.get(ref.database, ref.schema, ref.name)
         if view is None:
@@ -140,8 +147,11 @@ def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = Fal
     statements += [
         table_ddl(tables, TableName(database, schema, name), qualified)
         for name in tables.names(database, schema)
+        if access.sees(tables, Securable("TABLE", database, schema, name))
     ]
     for name in tables.views.names(database, schema):
+        if not access.sees(tables, Securable("VIEW", database, schema, name)):
+            continue
         view = tables.views.get(database, schema, name)
         if view is not None:
             statements.append(view_ddl(view, qualified))
@@ -151,7 +161,9 @@ def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = Fal
 def database_ddl(tables: Tables, database: str, qualified: bool = False) -> str:
     statements = [f"create or replace database {naming.quote(database)};"]
     for schema in tables.metastore.schema_names(database):
-        if schema.upper() == "INFORMATION_SCHEMA":
+        if schema.upper() == "INFORMATION_SCHEMA" or not access.sees(
+            tables, Securable("SCHEMA", database, schema)
+        ):
             continue
         statements.append(schema_ddl(tables, database, schema, qualified))
     return "\n\n".join(statements)

@@ -21,6 +21,7 @@ from typing import Any
 import snowflake.connector
 
 from tests.e2e.conftest import Server
+from tests.reliability import access_probe
 
 
 def _table(conn: snowflake.connector.SnowflakeConnection, name: str) -> None:
@@ -294,6 +295,7 @@ def main() -> None:
     try:
         print("mixed load:", json.dumps(mixed_load(server, args.sessions, args.seconds), indent=1))
         print("concurrent writers:", json.dumps(concurrent_writers(server, args.writers, 20), indent=1))
+        print("access probe:", json.dumps(access_probe.probe(server), indent=1))
     finally:
         server.stop()
     for attempt in range(3):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.e2e.conftest import Server
-from tests.reliability import suites
+from tests.reliability import access_probe, suites
 
 
 def test_mixed_load_and_concurrent_writers(tmp_path: Path) -> None:
@@ -81,3 +81,17 @@ def test_orphan_removal_keeps_what_any_table_references(tmp_path: Path) -> None:
         assert not stray.exists()
     finally:
         server.stop()
+
+
+def test_access_probe_lets_nothing_through(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    server.start()
+    try:
+        figures = access_probe.probe(server)
+    finally:
+        server.stop()
+    assert figures["controls_ok"] and figures["rest_control_ok"]  # the grants it holds do work
+    assert figures["succeeded"] == [] and figures["rest_succeeded"] == []
+    assert figures["leaks"] == [] and figures["rest_leaks"] == []
+    assert figures["sql_refused"] == figures["sql_attempts"] == len(access_probe.REFUSED_SQL)
+    assert figures["open_table_unchanged"]
