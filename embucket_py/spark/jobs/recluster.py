@@ -58,7 +58,7 @@ def run(spark: SparkSession, catalog: str, args: argparse.Namespace, say: Callab
         try:
             outcome = recluster_table(spark, f"{catalog}.{name}")
         except Exception as e:  # one table's failure must not stop the others
-            if "NoSuchTable" not in type(e).__name__ + str(e)[:300]:
+            if not any(m in str(e)[:300] for m in ("TABLE_OR_VIEW_NOT_FOUND", "NoSuchTable")):
                 raise
             say(f"{name}: table not found")
             failed += 1
