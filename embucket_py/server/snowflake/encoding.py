@@ -28,9 +28,26 @@ CHUNK_BYTES = 16 << 20
 
 @dataclass
 class Chunk:
-    body: bytes
+    """One downloadable part of a result. Arrow chunks keep their batches and are serialized when
+    downloaded (off the statement's path, on the download's thread); JSON chunks keep their text."""
+
     row_count: int
     uncompressed_size: int
+    text: bytes | None = None
+    batches: list[pa.RecordBatch] | None = None
+    schema: pa.Schema | None = None
+
+    @property
+    def body(self) -> bytes | memoryview:
+        if self.text is not None:
+            return self.text
+        assert self.schema is not None and self.batches is not None
+        return memoryview(ipc_buffer(self.schema, self.batches, self.uncompressed_size))
+
+    @property
+    def size(self) -> int:
+        """Bytes of the body (sent uncompressed: compressed and uncompressed sizes are equal)."""
+        return self.uncompressed_size
 
 
 @dataclass
@@ -42,7 +59,7 @@ class EncodedResult:
 
     @property
     def size(self) -> int:
-        return sum(len(c.body) for c in self.chunks) + len(self.data.get("rowsetBase64") or "")
+        return sum(c.size for c in self.chunks) + len(self.data.get("rowsetBase64") or "")
 
 
 # --- column conversion --------------------------------------------------------------------------
@@ -210,12 +227,25 @@ class WireBatches:
 # --- Arrow -------------------------------------------------------------------------------------
 
 
-def ipc_stream(schema: pa.Schema, batches: list[pa.RecordBatch]) -> bytes:
-    sink = pa.BufferOutputStream()
+def _write_stream(sink: pa.NativeFile, schema: pa.Schema, batches: list[pa.RecordBatch]) -> None:
     with pa.ipc.new_stream(sink, schema) as writer:
         for b in batches:
             writer.write_batch(b)
-    return sink.getvalue().to_pybytes()
+
+
+def ipc_size(schema: pa.Schema, batches: list[pa.RecordBatch]) -> int:
+    """The length of the IPC stream `ipc_buffer` writes (counted, nothing copied)."""
+    mock = pa.MockOutputStream()
+    _write_stream(mock, schema, batches)
+    return int(mock.size())
+
+
+def ipc_buffer(schema: pa.Schema, batches: list[pa.RecordBatch], size: int | None = None) -> pa.Buffer:
+    """The batches as one Arrow IPC stream, written once into a buffer of its exact size (a
+    growing stream would copy on every reallocation, and bytes() once more)."""
+    buffer = pa.allocate_buffer(ipc_size(schema, batches) if size is None else size)
+    _write_stream(pa.FixedSizeBufferWriter(buffer), schema, batches)
+    return buffer
 
 
 def _group(
@@ -244,13 +274,13 @@ def encode_arrow(result: QueryResult, timezone: str) -> EncodedResult:
     first = next(parts, [])
     chunks = []
     for part in parts:
-        body = ipc_stream(wire.schema, part)  # type: ignore[arg-type]
-        chunks.append(Chunk(body, sum(b.num_rows for b in part), len(body)))
+        size = ipc_size(wire.schema, part)  # type: ignore[arg-type]
+        chunks.append(Chunk(sum(b.num_rows for b in part), size, batches=part, schema=wire.schema))
     first_rows = sum(b.num_rows for b in first)
     data: dict[str, Any] = {
         "queryResultFormat": "arrow",
         "rowtype": wire.rowtype(),
-        "rowsetBase64": base64.b64encode(ipc_stream(wire.schema, first)).decode() if first else "",
+        "rowsetBase64": base64.b64encode(ipc_buffer(wire.schema, first)).decode() if first else "",  # type: ignore[arg-type]
         "total": first_rows + sum(c.row_count for c in chunks),
         "returned": first_rows + sum(c.row_count for c in chunks),
     }
@@ -319,7 +349,7 @@ def encode_json(result: QueryResult, timezone: str) -> EncodedResult:
         rows = json_rows(part, types)
         # JSON chunks are rows without the outer brackets: ["1","a"],["2","b"]
         body = json.dumps(rows, separators=(",", ":"))[1:-1].encode()
-        chunks.append(Chunk(body, len(rows), len(body)))
+        chunks.append(Chunk(len(rows), len(body), text=body))
     rowset = json_rows(first, types)
     data: dict[str, Any] = {
         "queryResultFormat": "json",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -85,7 +86,7 @@ async def _answer(request: Request, record: QueryRecord) -> JSONResponse:
                 "url": f"{base}/results/{record.id}/chunks/{i}?token={record.chunk_token}",
                 "rowCount": chunk.row_count,
                 "uncompressedSize": chunk.uncompressed_size,
-                "compressedSize": len(chunk.body),
+                "compressedSize": chunk.size,
             }
             for i, chunk in enumerate(record.result.chunks)
         ]
@@ -150,4 +151,6 @@ async def chunk(request: Request) -> Response:
         or not 0 <= index < len(record.result.chunks)
     ):
         return Response(status_code=404)
-    return Response(record.result.chunks[index].body, media_type="application/octet-stream")
+    # Arrow chunks are serialized now, on a worker thread (pyarrow releases the GIL meanwhile).
+    body = await run_in_threadpool(lambda: record.result.chunks[index].body)  # type: ignore[union-attr]
+    return Response(body, media_type="application/octet-stream")
