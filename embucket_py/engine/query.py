@@ -100,7 +100,7 @@ def stream(
     """Executes a DataFrame, yielding Arrow batches; stops between batches once canceled. The
     bytes and files its scans read are added to `stats` when the stream ends."""
     try:
-        for batch in scan.execute(frame, stats):
+        for batch in scan.execute(frame, stats, cancel):
             if cancel is not None and cancel.is_set():
                 raise QueryCanceled("SQL execution canceled")
             yield batch.to_pyarrow()

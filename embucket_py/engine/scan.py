@@ -5,10 +5,16 @@ read (after pruning by Iceberg and Parquet statistics) would be lost. Here the p
 output partition streams on its own thread (DataFusion releases the GIL while it works), batches
 meet in one bounded queue, and when the last partition ends the scan metrics are read off the plan.
 Snowflake reports the same figures as partitionsScanned / partitionsTotal / bytesScanned.
+
+Cancellation: each partition is polled through the stream's async interface, so a cancel (abort,
+statement timeout) drops the pending poll and DataFusion stops working at once, even inside an
+aggregate or sort that has not produced a batch yet.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Iterator
@@ -17,6 +23,12 @@ from dataclasses import dataclass
 import pyarrow as pa
 from datafusion import DataFrame, SessionContext
 from datafusion.plan import ExecutionPlan
+from datafusion.record_batch import RecordBatchStream
+
+from embucket_py.errors import QueryCanceled
+
+# How often a waiting poll looks at the cancel flag; a finished batch wakes it at once.
+_CANCEL_CHECK_SECONDS = 0.05
 
 
 @dataclass
@@ -57,28 +69,63 @@ def _scan_metrics(plan: ExecutionPlan) -> tuple[int, int]:
 _DONE = object()
 
 
-def execute(frame: DataFrame, stats: ScanStats | None = None) -> Iterator[pa.RecordBatch]:
-    """Yields the frame's batches (DataFusion's record batches), all partitions in parallel."""
+def execute(
+    frame: DataFrame, stats: ScanStats | None = None, cancel: threading.Event | None = None
+) -> Iterator[pa.RecordBatch]:
+    """Yields the frame's batches (DataFusion's record batches), all partitions in parallel.
+
+    Raises:
+        QueryCanceled: `cancel` was set; the engine's work has stopped.
+    """
     ctx: SessionContext | None = getattr(frame, "session_context", None)
     if ctx is None:  # a frame built outside plan(): no context to run a physical plan on
-        yield from frame.execute_stream()
+        yield from batches(frame.execute_stream(), cancel)
         return
     plan = frame.execution_plan()
     if plan.partition_count <= 1:
-        yield from ctx.execute(plan, 0)
+        yield from batches(ctx.execute(plan, 0), cancel)
     else:
-        yield from _parallel(ctx, plan)
+        yield from _parallel(ctx, plan, cancel)
     if stats is not None:
         stats.add_plan(plan)
 
 
-def _parallel(ctx: SessionContext, plan: ExecutionPlan) -> Iterator[object]:
+def batches(stream: RecordBatchStream, cancel: threading.Event | None) -> Iterator[object]:
+    """One stream's batches; with `cancel`, each poll can be dropped mid-work."""
+    if cancel is None:
+        yield from stream
+        return
+    loop = asyncio.new_event_loop()
+    try:
+        while (batch := loop.run_until_complete(_next(stream, cancel))) is not None:
+            yield batch
+    finally:
+        loop.close()
+
+
+async def _next(stream: RecordBatchStream, cancel: threading.Event) -> object | None:
+    pending = asyncio.ensure_future(stream.__anext__())
+    while True:
+        done, _ = await asyncio.wait([pending], timeout=_CANCEL_CHECK_SECONDS)
+        if done:
+            try:
+                return pending.result()
+            except StopAsyncIteration:
+                return None
+        if cancel.is_set():
+            pending.cancel()  # drops the engine's future: its work stops
+            with contextlib.suppress(BaseException):
+                await pending
+            raise QueryCanceled("SQL execution canceled")
+
+
+def _parallel(ctx: SessionContext, plan: ExecutionPlan, cancel: threading.Event | None) -> Iterator[object]:
     out: queue.Queue[object] = queue.Queue(maxsize=4 * plan.partition_count)
     stop = threading.Event()
 
     def run(partition: int) -> None:
         try:
-            for batch in ctx.execute(plan, partition):
+            for batch in batches(ctx.execute(plan, partition), cancel):
                 if stop.is_set():
                     return
                 out.put(batch)

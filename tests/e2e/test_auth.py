@@ -205,6 +205,23 @@ def test_statement_timeout(cur: snowflake.connector.cursor.SnowflakeCursor) -> N
     assert cur.execute("SELECT 1").fetchone() == (1,)
 
 
+def test_timeout_stops_an_aggregate_mid_work(cur: snowflake.connector.cursor.SnowflakeCursor) -> None:
+    """An aggregate produces no batch until it has read everything (minutes for three billion
+    rows here): the timeout must stop it inside, not after it."""
+    cur.execute("ALTER SESSION SET STATEMENT_TIMEOUT_IN_SECONDS = 1")
+    with pytest.raises(snowflake.connector.errors.Error) as info:
+        cur.execute("SELECT COUNT(DISTINCT SEQ8() % 1000003) FROM TABLE(GENERATOR(ROWCOUNT => 3000000000))")
+    assert info.value.errno == 630
+    cur.execute("ALTER SESSION UNSET STATEMENT_TIMEOUT_IN_SECONDS")
+    cur.execute(
+        "SELECT execution_status, total_elapsed_time FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY()) "
+        "WHERE query_text LIKE '%ROWCOUNT => 3000000000%' AND query_text NOT LIKE '%QUERY_HISTORY%'"
+    )
+    ((state, elapsed_ms),) = cur.fetchall()
+    assert state == "FAILED_WITH_ERROR"
+    assert elapsed_ms < 60_000  # ended at the timeout, not when the aggregate would have finished
+
+
 def test_request_size_limit(strict: Server) -> None:
     with strict.connect() as conn:
         big = "x" * (2 * 1024 * 1024)
