@@ -79,3 +79,12 @@ def test_a_changed_table_is_a_miss() -> None:
     assert (cache.misses, cache.hits) == (2, 0)
     assert _run(cache, text, columns=lambda parts: columns) == without
     assert cache.hits == 1
+
+
+def test_a_parsed_text_is_remembered_but_every_caller_gets_its_own_trees() -> None:
+    text = "SELECT a FROM t WHERE b = 1"
+    first = parse(text)[0]
+    first.find(exp.Column).replace(exp.column("changed"))  # a caller rewriting its tree in place
+    second = parse(text)[0]
+    assert second is not first
+    assert second.sql(dialect="snowflake") == text
