@@ -39,6 +39,11 @@ if TYPE_CHECKING:
 LEAF, PART = "__embucket_leaf", "__embucket_part"
 # One subtree is one file, whatever its size (as the server writes them).
 ONE_FILE = str(1 << 50)
+# Row groups of the new files: Iceberg's Parquet writer cuts them by buffered (uncompressed) bytes;
+# a leaf's compressed bytes in the table times this is about one leaf of rows.
+ROW_GROUP_PROPERTY = "write.parquet.row-group-size-bytes"
+LEAF_BYTES_FACTOR = 4
+LEAF_BYTES_FLOOR = 1 << 16
 # Snapshot summary mark of a recluster commit (the server's RECLUSTER sets the same).
 OPERATION = "embucket.operation"
 CONFLICTS = (
@@ -157,6 +162,8 @@ def _recluster(spark: SparkSession, name: str, before_commit: Hook | None) -> Ou
             new_tree = tree_location(table.location())
             _write_text(table, new_tree, tree.to_json())
         assert tree is not None
+        table_sizes = sum(f.fileSizeInBytes() for f in files)
+        table_cache.add(group, _writing_view(table, table_sizes / (1 << tree.depth)))
         (
             route(spark, frame, tree, slots)
             .write.format("iceberg")
@@ -252,6 +259,16 @@ def _table_cache(spark: SparkSession) -> Any:
     cls = jvm.java.lang.Class.forName("org.apache.iceberg.spark.SparkTableCache", True, loader)
     getter = cls.getMethod("get", gateway.new_array(jvm.java.lang.Class, 0))
     return getter.invoke(None, gateway.new_array(jvm.java.lang.Object, 0))
+
+
+def _writing_view(table: Any, leaf_bytes: float) -> Any:
+    """The table as Spark writes the new files: Parquet row groups of about one leaf (the server
+    writes each leaf as its own row groups, so filters skip most of a file), set on the view of an
+    uncommitted transaction, so that the table's own properties stay as they are."""
+    transaction = table.newTransaction()
+    size = max(LEAF_BYTES_FLOOR, int(leaf_bytes * LEAF_BYTES_FACTOR))
+    transaction.updateProperties().set(ROW_GROUP_PROPERTY, str(size)).commit()
+    return transaction.table()
 
 
 def _tasks(table: Any, snapshot_id: int) -> list[Any]:
