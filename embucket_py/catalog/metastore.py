@@ -21,7 +21,7 @@ from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import SqlCatalog
 
 from embucket_py import naming
-from embucket_py.catalog import external, grants, storage, volumes
+from embucket_py.catalog import external, grants, sqlite_tuning, storage, volumes
 from embucket_py.errors import already_exists, object_not_found
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,7 @@ class Metastore:
         self.warehouse = warehouse
         # The local directory, or the bucket of an s3:// warehouse (credentials registered first).
         storage.ensure_location(warehouse)
+        sqlite_tuning.install()  # WAL, synchronous=NORMAL: commits without fsync, readers never blocked
         self.engine = sa.create_engine(uri)
         _meta.create_all(self.engine)
         # External volumes and catalog integrations, and which database is bound to which.
