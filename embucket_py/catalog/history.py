@@ -161,6 +161,15 @@ class QueryHistory:
             return None
         return int(row.start_ms), int(row.end_ms)
 
+    def user_of(self, query_id: str) -> str | None:
+        """Who ran a statement (None when it is unknown)."""
+        self.flush()
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(history_table.c.user_name).where(history_table.c.query_id == query_id)
+            ).first()
+        return None if row is None else row.user_name
+
     def rows(
         self, *, session_id: int | None = None, user: str | None = None, limit: int = 100
     ) -> list[dict[str, object]]:

@@ -353,7 +353,8 @@ def build(history: QueryHistory, encoded: str, session_id: int, user: str | None
     """
     name, *args = encoded.split(_SEP)
     if name == "RESULT_SCAN":
-        table = history.load_result(args[0])
+        # Another user's result is as unknown as a missing one, as on Snowflake.
+        table = history.load_result(args[0]) if user is None or history.user_of(args[0]) == user else None
         if table is None:
             raise SqlCompilationError(f"Statement {args[0]} not found", code=709, sqlstate="02000")
         return table

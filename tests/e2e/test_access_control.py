@@ -155,6 +155,11 @@ def test_roles_users_and_login(server: Server, world: dict[str, str]) -> None:
         assert _error(cur, "CREATE ROLE sneaky").errno == 3001  # USERADMIN's privilege
         assert _error(cur, f"GRANT ROLE {role} TO USER {other}").errno == 3001
         assert _error(cur, "CREATE DATABASE nope").errno == 3001
+        # Another user's statement is unknown to it: no status, no result.
+        with server.connect() as admin:
+            qid = admin.cursor().execute("SELECT 'admin only'").sfqid
+        assert conn.get_query_status(qid).name == "NO_DATA"
+        assert _error(cur, f"SELECT * FROM TABLE(RESULT_SCAN('{qid}'))").errno == 709
         # Below ACCOUNTADMIN a user's query history holds its own statements only.
         cur.execute("SELECT DISTINCT user_name FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())")
         assert cur.fetchall() == [(user,)]

@@ -18,7 +18,7 @@ from pyiceberg.exceptions import ForbiddenError, NoSuchNamespaceError, NoSuchTab
 from tests.e2e.conftest import Server
 
 # Statements the probe role must be refused; {s} is the secret table, {o} the open (SELECT-only)
-# table, {d} the database, {me} the probe user.
+# table, {d} the database, {me} the probe user, {qid} the id of the admin's query of {s}.
 REFUSED_SQL = [
     "SELECT * FROM {s}",
     "SELECT COUNT(*) FROM {s} AT(OFFSET => -1)",
@@ -60,6 +60,7 @@ REFUSED_SQL = [
     "COPY INTO @~/leak/ FROM {s}",
     "SELECT GET_DDL('TABLE', '{s}')",
     "SELECT SYSTEM$CLUSTERING_INFORMATION('{s}')",
+    "SELECT * FROM TABLE(RESULT_SCAN('{qid}'))",
     "CREATE EXTERNAL VOLUME sneaky_vol STORAGE_LOCATIONS = ((NAME = 'x' STORAGE_PROVIDER = 'S3' "
     "STORAGE_BASE_URL = 's3://x/'))",
 ]
@@ -91,6 +92,8 @@ def probe(server: Server) -> dict[str, Any]:
         cur.execute(f"GRANT USAGE ON DATABASE {d} TO ROLE {role}")
         cur.execute(f"GRANT USAGE ON SCHEMA {d}.public TO ROLE {role}")
         cur.execute(f"GRANT SELECT ON TABLE {names['o']} TO ROLE {role}")
+        cur.execute(f"SELECT * FROM {names['s']}")
+        names["qid"] = str(cur.sfqid)  # the admin's result of the secret table
     secret = names["s"].split(".")[-1]
     figures: dict[str, Any] = {"sql_attempts": 0, "sql_refused": 0, "succeeded": [], "leaks": []}
     with server.connect(user=me, password="pw") as conn:
@@ -103,7 +106,7 @@ def probe(server: Server) -> dict[str, Any]:
                 figures["succeeded"].append(sql)
             except snowflake.connector.errors.ProgrammingError as e:
                 figures["sql_refused"] += 1
-                if e.errno not in (2003, 3001, 3013, 3011):
+                if e.errno not in (2003, 3001, 3013, 3011, 709):
                     figures["succeeded"].append(f"{sql} -> unexpected error {e.errno}")
         for template in LISTINGS:
             rows = cur.execute(template.format(**names)).fetchall()

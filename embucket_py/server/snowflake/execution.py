@@ -74,9 +74,9 @@ _RESULT_SCAN = re.compile(
 )
 
 
-def _result_scan(state: ServerState, query_id: str) -> EncodedResult:
-    """A stored result again, served from the query registry (no re-execution)."""
-    record = state.queries.get(query_id)
+def _result_scan(state: ServerState, session: Session, query_id: str) -> EncodedResult:
+    """A stored result of the user's again, served from the query registry (no re-execution)."""
+    record = state.queries.get_own(query_id, session, state.engine.history.user_of)
     if record is None or not record.done:
         raise ResultExpired(f"Result for query {query_id} has expired")
     if record.error is not None:
@@ -98,8 +98,9 @@ def run(state: ServerState, session: Session, request: Request, record: QueryRec
 
 
 def _run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
-    if (scan := _RESULT_SCAN.fullmatch(request.sql)) and state.queries.get(scan.group(1)) is not None:
-        return _result_scan(state, scan.group(1))
+    scan = _RESULT_SCAN.fullmatch(request.sql)
+    if scan and state.queries.get_own(scan.group(1), session, state.engine.history.user_of) is not None:
+        return _result_scan(state, session, scan.group(1))
     # Otherwise RESULT_SCAN runs in the engine, over the durable copy of the result.
     statements = state.engine.prepare(request.sql)
     wanted = int(request.parameters.get("MULTI_STATEMENT_COUNT", 1) or 0)

@@ -14,6 +14,7 @@ from embucket_py.server.snowflake import execution
 from embucket_py.server.snowflake.bindings import parse_bindings
 from embucket_py.server.snowflake.running import QueryRecord
 from embucket_py.server.snowflake.wire import fail, ok, read_json, session_of, state_of
+from embucket_py.sessions.session import Session
 
 IN_PROGRESS = "333333"
 ASYNC_IN_PROGRESS = "333334"
@@ -95,14 +96,18 @@ async def _answer(request: Request, record: QueryRecord) -> JSONResponse:
     return ok(data)
 
 
-def _record(request: Request) -> QueryRecord | None:
-    return state_of(request).queries.get(request.path_params["query_id"])
+def _record(request: Request, session: Session | None = None) -> QueryRecord | None:
+    """The statement of the URL; with a session, only when it is that user's."""
+    state = state_of(request)
+    query_id = request.path_params["query_id"]
+    if session is None:
+        return state.queries.get(query_id)
+    return state.queries.get_own(query_id, session, state.engine.history.user_of)
 
 
 async def query_result(request: Request) -> JSONResponse:
     """GET /queries/{id}/result: polls of slow statements, async results, multi-statement children."""
-    session_of(request)
-    record = _record(request)
+    record = _record(request, session_of(request))
     if record is None:
         query_id = request.path_params["query_id"]
         return fail(ResultExpired(f"Result for query {query_id} has expired"), {"queryId": query_id})
@@ -111,15 +116,13 @@ async def query_result(request: Request) -> JSONResponse:
 
 async def monitoring(request: Request) -> JSONResponse:
     """GET /monitoring/queries/{id} (5.2 sends a double slash): status for get_query_status."""
-    session_of(request)
-    record = _record(request)
+    record = _record(request, session_of(request))
     return ok({"queries": [record.monitoring()] if record is not None else []})
 
 
 async def abort_query(request: Request) -> JSONResponse:
     """POST /queries/{id}/abort-request: success means it was running and is now canceled."""
-    session_of(request)
-    record = _record(request)
+    record = _record(request, session_of(request))
     if record is None or not state_of(request).queries.abort(record):
         return JSONResponse(
             {"success": False, "code": None, "message": "Query is not running.", "data": None}

@@ -20,6 +20,7 @@ from embucket_py.errors import QueryCanceled, SnowflakeError
 from embucket_py.server.limits import QueueFull, StatementTimeout, statement_timeout
 from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.encoding import EncodedResult
+from embucket_py.sessions.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,15 @@ class QueryRegistry:
         if record is None and self.shared is not None:
             return _from_shared(self.shared.load(query_id))
         return record
+
+    def get_own(
+        self, query_id: str, session: Session, user_of: Callable[[str], str | None]
+    ) -> QueryRecord | None:
+        """A statement of the session's user (another user's is as unknown as a missing one)."""
+        record = self.get(query_id)
+        if record is None or record.session_id == session.id:
+            return record
+        return record if user_of(query_id) == session.user else None
 
     def by_request(self, request_id: str) -> QueryRecord | None:
         with self._lock:
