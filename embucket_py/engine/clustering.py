@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 from pyiceberg.expressions import AlwaysTrue
 from pyiceberg.io.pyarrow import ArrowScan
-from pyiceberg.table import FileScanTask, Table
+from pyiceberg.table import Table
 from sqlglot import exp
 
 from embucket_py import naming
@@ -95,7 +95,10 @@ def recluster(tables: Tables, ref: TableName, table: Table, query_id: str | None
 
 
 def _read(table: Table, files: list) -> pa.Table:
-    tasks = [FileScanTask(f) for f in files]
+    # The planned tasks carry the files' delete files (e.g. Spark's merge-on-read deletes): rows
+    # they delete must not come back in the rewritten files.
+    wanted = {f.file_path for f in files}
+    tasks = [t for t in table.scan().plan_files() if t.file.file_path in wanted]
     scan = ArrowScan(table.metadata, table.io, table.schema(), AlwaysTrue())
     return scan.to_table(tasks)
 

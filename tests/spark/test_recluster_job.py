@@ -166,3 +166,23 @@ def test_builds_the_tree_keeps_concurrent_inserts_and_skips_unclustered_tables(
 def test_the_job_is_registered() -> None:
     args = job_parser("recluster").parse_args(["public.ev", "public.other", "--database", "D"])
     assert args.tables == ["public.ev", "public.other"] and args.database == "D"
+
+
+def test_rows_deleted_by_spark_stay_deleted_through_both_reclusters(
+    spark: SparkSession, cat: str, cur: Any
+) -> None:
+    for table in ("by_sql", "by_spark"):
+        cur.execute(f"CREATE TABLE {table} (a INT, b INT, s VARCHAR) CLUSTER BY (a)")
+        for i in range(3):  # three small files in the one subtree: both reclusters compact them
+            cur.execute(f"INSERT INTO {table} " + FILL.format(o=i, tag=f"sql{i}", n=500))
+        name = f"{cat}.public.{table}"
+        spark.sql(f"ALTER TABLE {name} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+        spark.sql(f"DELETE FROM {name} WHERE a < 300")  # position delete files, not rewritten files
+        assert spark.sql(f"SELECT COUNT(*) FROM {name}.delete_files").collect()[0][0] > 0
+    expected = cur.execute("SELECT COUNT(*), SUM(a), MIN(a) FROM by_sql").fetchall()
+    assert expected[0][0] < 1_500 and expected[0][2] >= 300
+    cur.execute("ALTER TABLE by_sql RECLUSTER")
+    outcome = recluster.recluster_table(spark, f"{cat}.public.by_spark")
+    assert outcome.files_rewritten == 3 and outcome.rows_after == expected[0][0]
+    for table in ("by_sql", "by_spark"):
+        assert cur.execute(f"SELECT COUNT(*), SUM(a), MIN(a) FROM {table}").fetchall() == expected
