@@ -28,14 +28,18 @@ class QueueFull(SnowflakeError):
     sqlstate = "53000"  # insufficient resources
 
 
+# Snowflake's largest STATEMENT_TIMEOUT_IN_SECONDS: 7 days.
+MAX_STATEMENT_TIMEOUT = 604800
+
+
 def timeout_seconds(*values: Any) -> int:
     """The first STATEMENT_TIMEOUT_IN_SECONDS value given (statement, then session); 0 = none."""
     for value in values:
         if value is None or value == "":
             continue
         try:
-            return max(int(value), 0)
-        except (TypeError, ValueError):
+            return min(max(int(value), 0), MAX_STATEMENT_TIMEOUT)
+        except (TypeError, ValueError, OverflowError):
             return 0
     return 0
 
