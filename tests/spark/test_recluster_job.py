@@ -70,7 +70,7 @@ def test_rewrites_only_straddling_and_small_files_like_sql_recluster(
 ) -> None:
     name = f"{cat}.public.ev"
     cur.execute("CREATE TABLE ev (a INT, b INT, s VARCHAR) CLUSTER BY (a, b)")
-    cur.execute("INSERT INTO ev " + FILL.format(o=0, tag="base", n=40_000))
+    cur.execute("INSERT INTO ev " + FILL.format(o=0, tag="base", n=20_000))
     _tree_with_four_files(spark, name)
     cur.execute("ALTER TABLE ev RECLUSTER")  # the one file straddles the four subtrees now
     full = _files(spark, name)
@@ -186,3 +186,33 @@ def test_rows_deleted_by_spark_stay_deleted_through_both_reclusters(
     assert outcome.files_rewritten == 3 and outcome.rows_after == expected[0][0]
     for table in ("by_sql", "by_spark"):
         assert cur.execute(f"SELECT COUNT(*), SUM(a), MIN(a) FROM {table}").fetchall() == expected
+
+
+def test_timestamp_and_text_keys_route_as_the_server_routes(spark: SparkSession, cat: str, cur: Any) -> None:
+    name = f"{cat}.public.ev"
+    cur.execute("CREATE TABLE ev (t TIMESTAMP_NTZ, s VARCHAR, n INT) CLUSTER BY (t, s)")
+    fill = (
+        "SELECT DATEADD(second, (seq4() * 7919 + {o}) % 5000000, '2024-01-01'::TIMESTAMP_NTZ) AS t, "
+        "'k' || ((seq4() * 104729 + {o}) % 977) AS s, seq4() AS n FROM TABLE(GENERATOR(ROWCOUNT => {n}))"
+    )
+    cur.execute("INSERT INTO ev " + fill.format(o=0, n=20_000))
+    _tree_with_four_files(spark, name)
+    cur.execute("ALTER TABLE ev RECLUSTER")
+    for i in range(2):
+        cur.execute("INSERT INTO ev " + fill.format(o=i + 1, n=300))
+    spark.sql(
+        f"INSERT INTO {name} SELECT TIMESTAMP_NTZ '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, "
+        f"(id * 9973) % 5000000), concat('k', (id * 31) % 977), id FROM range(500)"
+    )
+    rows_before = cur.execute("SELECT COUNT(*), SUM(n), MIN(t), MAX(t), MIN(s), MAX(s) FROM ev").fetchall()
+
+    outcome = recluster.recluster_table(spark, name)  # checks every new file sits in one subtree
+
+    assert outcome.files_written == 4 and outcome.rows_after == 2 * 300 + 500
+    assert (
+        cur.execute("SELECT COUNT(*), SUM(n), MIN(t), MAX(t), MIN(s), MAX(s) FROM ev").fetchall()
+        == rows_before
+    )
+    snapshots = _snapshots(spark, name)
+    cur.execute("ALTER TABLE ev RECLUSTER")  # the server sees each new file in one subtree too
+    assert _snapshots(spark, name) == snapshots
