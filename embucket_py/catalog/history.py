@@ -11,6 +11,7 @@ import atexit
 import logging
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,10 @@ MAX_RESULT_FILES = 1000
 MAX_RESULT_BYTES = 1 << 30
 # The listing of result copies is read again after this many saves.
 RESCAN_EVERY = 200
+# The writer gathers writes this long before a transaction (a flush() cuts it short).
+GATHER_SECONDS = 0.02
+# Query ids the writer remembers having inserted (a re-run under one id comes right after).
+RECORDED_IDS = 10_000
 # Result copies held in memory while the writer catches up; beyond it statements wait.
 MAX_UNWRITTEN_BYTES = 256 << 20
 
@@ -99,6 +104,8 @@ class QueryHistory:
         self._unwritten: dict[str, pa.Table] = {}
         self._unwritten_bytes = 0
         self._files: dict[Path, int] | None = None  # copies on disk, oldest first: path -> size
+        self._flushing = 0  # readers waiting in flush()
+        self._recorded: OrderedDict[str, None] = OrderedDict()  # ids this writer inserted lately
         self._saves = 0
 
     def started(self, q: QueryStart) -> None:
@@ -207,7 +214,14 @@ class QueryHistory:
         """Returns once everything recorded so far is in the metastore (or failed to get there)."""
         with self._changed:
             target = self._submitted
-            self._changed.wait_for(lambda: self._done >= target)
+            if self._done >= target:
+                return
+            self._flushing += 1  # the writer stops gathering and writes now
+            self._changed.notify_all()
+            try:
+                self._changed.wait_for(lambda: self._done >= target)
+            finally:
+                self._flushing -= 1
 
     def close(self) -> None:
         """Writes what is queued and stops the writer (at shutdown)."""
@@ -222,6 +236,8 @@ class QueryHistory:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: bool(self._queue) or self._closing)
+                # Gather what follows for a moment: one transaction then carries several statements.
+                self._changed.wait_for(lambda: self._closing or self._flushing > 0, timeout=GATHER_SECONDS)
                 batch, self._queue = self._queue, []
                 if not batch:
                     return
@@ -252,26 +268,47 @@ class QueryHistory:
                 else:
                     updates.append((write.query_id, write.finish))
         if starts or updates:
-            with self.engine.begin() as conn:
-                known = _existing(conn, list(starts))
-                new = [
-                    {**_EMPTY_ROW, **row, **finishes.get(i, {})}
-                    for i, row in starts.items()
-                    if i not in known
-                ]
-                if new:
-                    conn.execute(history_table.insert(), new)
-                updates = [(i, v) for i, v in finishes.items() if i in known] + updates
-                for query_id, values in updates:
-                    conn.execute(
-                        history_table.update().where(history_table.c.query_id == query_id).values(**values)
-                    )
+            try:
+                self._write_rows(starts, finishes, updates, trust_new_ids=True)
+            except sa.exc.IntegrityError:  # an id recorded long ago started again: ask the table
+                self._write_rows(starts, finishes, updates, trust_new_ids=False)
         for write in batch:
             if write.result is not None:
                 try:
                     self._write_result(write.query_id, write.result)
                 except (OSError, pa.ArrowException) as e:  # a missing copy only limits RESULT_SCAN later
                     log.warning("could not keep the result of %s: %s", write.query_id, e)
+
+    def _write_rows(
+        self,
+        starts: dict[str, dict[str, object]],
+        finishes: dict[str, dict[str, object]],
+        updates: list[tuple[str, dict[str, object]]],
+        *,
+        trust_new_ids: bool,
+    ) -> None:
+        """Inserts the started statements, then updates the finished ones, in one transaction.
+        Query ids are fresh UUIDs: one this writer has not recorded lately is new (no lookup)."""
+        with self.engine.begin() as conn:
+            if trust_new_ids:
+                known = {i for i in starts if i in self._recorded}
+            else:
+                known = _existing(conn, list(starts))
+            new = [
+                {**_EMPTY_ROW, **row, **finishes.get(i, {})} for i, row in starts.items() if i not in known
+            ]
+            if new:
+                conn.execute(history_table.insert(), new)
+            updates = [(i, v) for i, v in finishes.items() if i in known] + updates
+            for query_id, values in updates:
+                conn.execute(
+                    history_table.update().where(history_table.c.query_id == query_id).values(**values)
+                )
+        for query_id in starts:
+            self._recorded[query_id] = None
+            self._recorded.move_to_end(query_id)
+        while len(self._recorded) > RECORDED_IDS:
+            self._recorded.popitem(last=False)
 
     # --- result copies ----------------------------------------------------------------------------
 
