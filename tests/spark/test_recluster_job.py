@@ -8,7 +8,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from embucket_py.layout.tree import CubeTree
+import numpy as np
+import pyarrow as pa
+
+from embucket_py.layout.keys import matrix
+from embucket_py.layout.tree import CubeTree, build
 from embucket_py.spark.jobs import recluster
 from embucket_py.spark.runner import job_parser
 
@@ -135,6 +139,11 @@ def test_builds_the_tree_keeps_concurrent_inserts_and_skips_unclustered_tables(
     location = spark.sql(f"SHOW TBLPROPERTIES {name} ('embucket.clustering-tree')").collect()[0][1]
     tree = CubeTree.from_json(_local(location).read_text())
     assert tree.columns == ["b", "a"] and tree.rows == 9_000  # built by the job over the rewritten rows
+    keys = cur.execute("SELECT b, a FROM ev WHERE s NOT LIKE 'late%'").fetchall()
+    coords = matrix(pa.table({"b": [k[0] for k in keys], "a": [k[1] for k in keys]}), ["b", "a"])
+    server_tree = build(["b", "a"], coords)  # what the server builds from the same rows
+    assert (tree.depth, tree.file_depth) == (server_tree.depth, server_tree.file_depth)
+    assert np.array_equal(tree.splits, server_tree.splits)
     assert len(_files(spark, name)) == 1 + 1  # the job's file and the late insert's
 
     said: list[str] = []

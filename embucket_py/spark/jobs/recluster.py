@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from embucket_py.spark.jobs.maintenance import all_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+log = logging.getLogger(__name__)
 
 # Helper columns of the routed rows (dropped before writing).
 LEAF, PART = "__embucket_leaf", "__embucket_part"
@@ -63,10 +66,12 @@ def run(spark: SparkSession, catalog: str, args: argparse.Namespace, say: Callab
         try:
             outcome = recluster_table(spark, f"{catalog}.{name}")
         except Exception as e:  # one table's failure must not stop the others
-            if not any(m in str(e)[:300] for m in ("TABLE_OR_VIEW_NOT_FOUND", "NoSuchTable")):
-                raise
-            say(f"{name}: table not found")
             failed += 1
+            if any(m in str(e)[:300] for m in ("TABLE_OR_VIEW_NOT_FOUND", "NoSuchTable")):
+                say(f"{name}: table not found")
+            else:
+                log.exception("recluster of %s failed", name)
+                say(f"{name}: failed: {str(e).strip().splitlines()[0][:300]}")
             continue
         say(f"{name}: {outcome.describe()}")
     if failed:
