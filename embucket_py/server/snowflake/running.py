@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 # Seconds between a running server's looks at abort requests sent to other servers.
 CANCEL_POLL = 0.5
+# Seconds between scans for expired records.
+EXPIRE_EVERY = 1.0
 
 
 @dataclass
@@ -105,6 +107,7 @@ class QueryRegistry:
         self._by_request: dict[str, str] = {}
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self._expired_at = float("-inf")
         if shared is not None:
             # Abort requests for our statements may reach another server: poll the shared store.
             threading.Thread(target=self._watch_cancels, name="embucket-cancels", daemon=True).start()
@@ -243,6 +246,10 @@ class QueryRegistry:
                 log.warning("could not read abort requests", exc_info=True)
 
     def _expire(self) -> None:
+        # At most once a second: the scan covers every record kept for the result lifetime.
+        if time.monotonic() - self._expired_at < EXPIRE_EVERY:
+            return
+        self._expired_at = time.monotonic()
         cutoff = time.time() - self.result_ttl
         if self.shared is not None:
             self.shared.expire(self.result_ttl)
