@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.server.deadlines import DEADLINES
 from embucket_py.server.limits import QueueFull, StatementTimeout, statement_timeout
 from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.encoding import EncodedResult
@@ -184,10 +185,7 @@ class QueryRegistry:
             with self._lock:
                 self._waiting -= 1
             record.started = True
-            timer = threading.Timer(timeout, expire) if timeout > 0 else None
-            if timer is not None:
-                timer.daemon = True
-                timer.start()
+            timer = DEADLINES.after(timeout, expire) if timeout > 0 else None
             try:
                 record.result = work(record)
             except SnowflakeError as e:
