@@ -259,7 +259,7 @@ def _is_cte(table: exp.Table) -> bool:
     name = table.name.upper()
     scope: exp.Expression | None = table
     while scope is not None:
-        with_ = scope.args.get("with") if isinstance(scope, exp.Expression) else None
+        with_ = scope.args.get("with_") or scope.args.get("with")
         if isinstance(with_, exp.With) and any(cte.alias.upper() == name for cte in with_.expressions):
             return True
         scope = scope.parent

@@ -55,6 +55,7 @@ def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[s
         assert f"Object '{db}.PUBLIC.SALES' does not exist or not authorized." in denied.msg
         adm.execute(f"GRANT SELECT ON TABLE {table} TO ROLE {role}")
         assert cur.execute(f"SELECT SUM(amount) FROM {table}").fetchone()[0] == 30.5
+        assert cur.execute(f"WITH c AS (SELECT * FROM {table}) SELECT COUNT(*) FROM c").fetchone() == (2,)
         # SHOW lists only what the role holds something on, with each object's owner.
         cur.execute(f"SHOW TABLES IN SCHEMA {db}.public")
         assert [(r[1], r[9]) for r in cur.fetchall()] == [("SALES", "ACCOUNTADMIN")]
