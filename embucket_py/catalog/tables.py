@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -454,30 +455,59 @@ class Tables:
         identity: list[str] | None = None,
     ) -> int:
         properties = _snapshot_properties(query_id)
+        plain = not overwrite and not identity
         written: list[DataFile] | None = None  # a plain append's files, written once for all retries
         for attempt in range(COMMIT_RETRIES):
             table = self.load(ref)
+            if plain and written is None and not clustering_key(table):
+                # Written before queueing for the commit: other writers need not wait for it.
+                written = new_data_files(table, table.transaction(), data.cast(table.schema().as_arrow()))
             try:
-                data = data.cast(table.schema().as_arrow())
-                tx = table.transaction()
-                data = assign_identities(table, tx, data, identity or [])
-                if not overwrite and not identity and not clustering_key(table):
-                    written = written if written is not None else new_data_files(table, tx, data)
-                    _append_files(table, tx, written, properties)
-                elif clustering_key(table):
-                    _write_clustered(table, tx, data, overwrite, properties)
-                elif overwrite:
-                    tx.overwrite(data, snapshot_properties=properties)
-                else:
-                    tx.append(data, snapshot_properties=properties)
-                # Numbered rows cannot be rebased onto another commit: the sequence would repeat.
-                self.finish(ref, table, tx, appends_only=not overwrite and not identity)
-                return data.num_rows
+                with _commit_lock(ref):
+                    return self._commit_once(ref, data, overwrite, identity, properties, written)
             except CommitFailedException:
                 log.info("commit conflict on %s, retrying (%d)", ref, attempt + 1)
                 # Jittered so that writers which collided do not collide again in step.
                 time.sleep(random.uniform(0.5, 1.0) * min(0.01 * 2**attempt, 0.5))
         raise CommitFailedException(f"could not commit to {ref} after {COMMIT_RETRIES} attempts")
+
+    def _commit_once(
+        self,
+        ref: TableName,
+        data: pa.Table,
+        overwrite: bool,
+        identity: list[str] | None,
+        properties: dict[str, str],
+        written: list[DataFile] | None,
+    ) -> int:
+        """One attempt on the table as it is now. Raises CommitFailedException (retry)."""
+        table = self.load(ref)
+        data = data.cast(table.schema().as_arrow())
+        tx = table.transaction()
+        data = assign_identities(table, tx, data, identity or [])
+        if written is not None and not clustering_key(table):
+            _append_files(table, tx, written, properties)
+        elif clustering_key(table):
+            _write_clustered(table, tx, data, overwrite, properties)
+        elif overwrite:
+            tx.overwrite(data, snapshot_properties=properties)
+        else:
+            tx.append(data, snapshot_properties=properties)
+        # Numbered rows cannot be rebased onto another commit: the sequence would repeat.
+        self.finish(ref, table, tx, appends_only=not overwrite and not identity)
+        return data.num_rows
+
+
+_locks: dict[tuple[str, str, str], threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _commit_lock(ref: TableName) -> threading.Lock:
+    """Writers of one table in this process commit one at a time: they queue here instead of
+    colliding in the catalog (other processes still collide, and retry)."""
+    key = (ref.database, ref.schema, ref.name)
+    with _locks_guard:
+        return _locks.setdefault(key, threading.Lock())
 
 
 def _append_files(table: Table, tx: Transaction, files: list[DataFile], properties: dict[str, str]) -> None:

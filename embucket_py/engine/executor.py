@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 
 import pyarrow as pa
+from pyiceberg.exceptions import CommitFailedException
 from sqlglot import exp
 
 from embucket_py import __version__
@@ -187,6 +188,8 @@ class Engine:
                 return self._execute(session, statement, binds, cancel, describe_only, query_id)
             except OSError as e:  # storage failed under us: a Snowflake error, the session goes on
                 raise failures.from_storage(e) from e
+            except CommitFailedException as e:  # lost every retry to concurrent writers
+                raise failures.from_conflict(e) from e
 
         try:
             if query_id is None or describe_only:

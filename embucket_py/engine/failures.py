@@ -29,6 +29,15 @@ def from_storage(error: OSError) -> SnowflakeError:
     return errors.StorageFailure(f"Failure using storage. Cause: [{cause}]")
 
 
+def from_conflict(error: Exception) -> SnowflakeError:
+    """Concurrent commits to the same table won every retry: nothing of this statement landed."""
+    return errors.ExecutionError(
+        f"The statement was not applied: concurrent statements kept changing the table ({error}). Retry it.",
+        code=625,
+        sqlstate="57014",
+    )
+
+
 def from_datafusion(error: Exception) -> SnowflakeError:
     text = str(error)
     message = text.split("\n")[0]
