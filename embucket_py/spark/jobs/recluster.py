@@ -47,6 +47,8 @@ ONE_FILE = str(1 << 50)
 ROW_GROUP_PROPERTY = "write.parquet.row-group-size-bytes"
 LEAF_BYTES_FACTOR = 4
 LEAF_BYTES_FLOOR = 1 << 16
+# The seed of Spark's Murmur3Hash, which HashPartitioning uses.
+SPARK_HASH_SEED = 42
 # Snapshot summary mark of a recluster commit (the server's RECLUSTER sets the same).
 OPERATION = "embucket.operation"
 CONFLICTS = (
@@ -157,7 +159,15 @@ def _recluster(spark: SparkSession, name: str, before_commit: Hook | None) -> Ou
     new_tree = None
     committed = False
     try:
-        frame = spark.read.format("iceberg").option("scan-task-set-id", group).load(group)
+        # Small files are read together (a task each would mostly cost task start-up).
+        split = max(sum(f.fileSizeInBytes() for f in old) // spark.sparkContext.defaultParallelism, 1 << 20)
+        frame = (
+            spark.read.format("iceberg")
+            .option("scan-task-set-id", group)
+            .option("split-size", str(split))
+            .option("file-open-cost", "0")
+            .load(group)
+        )
         expected = sum(f.recordCount() for f in old)
         if any(tasks[i].deletes().size() for i in chosen):
             expected = frame.count()  # delete files apply: count what is live
@@ -236,24 +246,53 @@ def route(spark: SparkSession, frame: DataFrame, tree: CubeTree, slots: list[int
 
 
 def _partition_keys(spark: SparkSession, n: int) -> np.ndarray:
-    """keys[p]: a BIGINT that `repartition(n, column)` puts in partition p (computed by Spark)."""
-    from pyspark.sql import functions as F
-
-    candidates = 64 * n
+    """keys[p]: a BIGINT that `repartition(n, column)` puts in partition p. Spark's hash
+    partitioning is pmod(murmur3(value, seed 42), n): computed here for many values at once, and
+    checked against Spark's own hash in the driver's JVM."""
+    _check_hash(spark)
+    candidates = 16 * n
     while True:
-        found = (
-            spark.range(candidates)
-            .select(F.expr(f"pmod(hash(id), {n})").alias("p"), "id")
-            .groupBy("p")
-            .agg(F.min("id").alias("id"))
-            .collect()
-        )
-        if len(found) == n:
-            keys = np.zeros(n, dtype=np.int64)
-            for row in found:
-                keys[row["p"]] = row["id"]
-            return keys
+        partitions = _murmur3_long(np.arange(candidates, dtype=np.int64)) % n  # numpy's % is pmod
+        values, first = np.unique(partitions, return_index=True)
+        if len(values) == n:
+            return first.astype(np.int64)  # np.unique sorts: values == 0 .. n - 1
         candidates *= 4
+
+
+def _murmur3_long(values: np.ndarray) -> np.ndarray:
+    """Spark's Murmur3_x86_32.hashLong(value, 42), vectorized (uint32 arithmetic wraps as Java's int)."""
+
+    def rotl(x: np.ndarray, r: int) -> np.ndarray:
+        return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+    def mix(h1: np.ndarray, k1: np.ndarray) -> np.ndarray:
+        k1 = rotl(k1 * np.uint32(0xCC9E2D51), 15) * np.uint32(0x1B873593)
+        return rotl(h1 ^ k1, 13) * np.uint32(5) + np.uint32(0xE6546B64)
+
+    bits = values.astype(np.uint64)
+    low, high = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32), (bits >> np.uint64(32)).astype(np.uint32)
+    h1 = mix(mix(np.full(len(values), SPARK_HASH_SEED, dtype=np.uint32), low), high)
+    h1 ^= np.uint32(8)
+    h1 = (h1 ^ (h1 >> np.uint32(16))) * np.uint32(0x85EBCA6B)
+    h1 = (h1 ^ (h1 >> np.uint32(13))) * np.uint32(0xC2B2AE35)
+    return (h1 ^ (h1 >> np.uint32(16))).view(np.int32).astype(np.int64)
+
+
+def _check_hash(spark: SparkSession) -> None:
+    """Spark's own hash of a few values must be ours (a Spark changing it would misplace rows)."""
+    jvm, gateway = spark._jvm, spark.sparkContext._gateway
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    cls = jvm.java.lang.Class.forName("org.apache.spark.unsafe.hash.Murmur3_x86_32", True, loader)
+    types = gateway.new_array(jvm.java.lang.Class, 2)
+    types[0], types[1] = jvm.java.lang.Long.TYPE, jvm.java.lang.Integer.TYPE
+    hash_long = cls.getMethod("hashLong", types)  # static; py4j sees the instance hashLong(long) first
+    values = np.array([0, 1, 7, 1 << 33, -5], dtype=np.int64)
+    for value, ours in zip(values.tolist(), _murmur3_long(values).tolist(), strict=True):
+        args = gateway.new_array(jvm.java.lang.Object, 2)
+        args[0] = jvm.java.lang.Long.valueOf(str(value))
+        args[1] = jvm.java.lang.Integer.valueOf(SPARK_HASH_SEED)
+        if int(hash_long.invoke(None, args)) != ours:
+            raise RuntimeError("this Spark hashes partition keys differently; recluster cannot place rows")
 
 
 def _table_cache(spark: SparkSession) -> Any:
