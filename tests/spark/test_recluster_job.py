@@ -225,3 +225,16 @@ def test_timestamp_and_text_keys_route_as_the_server_routes(spark: SparkSession,
     snapshots = _snapshots(spark, name)
     cur.execute("ALTER TABLE ev RECLUSTER")  # the server sees each new file in one subtree too
     assert _snapshots(spark, name) == snapshots
+
+
+def test_partition_keys_hash_as_spark_does(spark: SparkSession) -> None:
+    values = [0, 1, 2, 41, 42, 1 << 31, (1 << 40) + 3, -1, -(1 << 50)]
+    rows = spark.sql(
+        "SELECT v, hash(v) FROM VALUES " + ", ".join(f"(CAST({v} AS BIGINT))" for v in values) + " AS t(v)"
+    ).collect()
+    ours = recluster._murmur3_long(np.array([r[0] for r in rows], dtype=np.int64)).tolist()
+    assert ours == [r[1] for r in rows]
+    keys = recluster._partition_keys(spark, 5)
+    placed = spark.createDataFrame([(int(k),) for k in keys], "k BIGINT").repartition(5, "k")
+    partitions = placed.rdd.glom().map(lambda part: [r[0] for r in part]).collect()
+    assert partitions == [[int(k)] for k in keys]  # key p lands in partition p, one key each
