@@ -5,8 +5,10 @@ The driver decides, with the server's own rule (embucket_py.layout.rewrite), whi
 rewrite: files straddling subtrees of the table's cube tree (e.g. written by Spark, which does not
 know the tree) and small files sharing a subtree; or, when the table has no tree yet or outgrew
 it, all files under a newly built tree, stored as the server stores it. Spark reads exactly those
-files (Iceberg's staged scan tasks), routes every row down the tree (vectorized, in mapInArrow),
-moves each subtree to its own Spark partition, sorts it by leaf and writes it as one file. The new
+files (Iceberg's staged scan tasks), routes every row down the tree (vectorized, in mapInArrow:
+Arrow keeps the types the layout's coordinates read, where pandas would turn timestamps into
+nanoseconds), moves each subtree to its own Spark partition, sorts it by leaf and writes it as one
+file, in row groups of about one leaf. The new
 files replace the old ones in ONE Iceberg rewrite commit (with the tree, when it is new); rows
 appended meanwhile stay (Iceberg re-applies the rewrite on top of them); if the rewritten files
 changed meanwhile, the table is planned and rewritten once more.
