@@ -23,6 +23,7 @@ from embucket_py.catalog import storage
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.tables import RENAMED_PROPERTY, ScanFiles, TableName, Tables
 from embucket_py.engine import history, information_schema
+from embucket_py.engine.file_sets import FILE_SETS, SNAPSHOT_FILES
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
 from embucket_py.engine.time_travel import Version, resolve
@@ -74,12 +75,17 @@ def table_frame(
     version: Version | None = None,
     stats: ScanStats | None = None,
     sample: BlockSample | None = None,
+    in_memory: bool = True,
 ) -> DataFrame:
-    """A DataFrame scanning one snapshot of an Iceberg table (default: the current one)."""
+    """A DataFrame scanning one snapshot of an Iceberg table (default: the current one).
+
+    `in_memory`: a small table of several files may be read whole into memory (for statements
+    that scan little in all; in-memory tables carry no column statistics to order joins by).
+    """
     schema = Tables.arrow_schema(table)
     if version is not None and version.snapshot_id is None:
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
-    files = Tables.scan_files(table, version.snapshot_id if version else None)
+    files = SNAPSHOT_FILES.files(table, version.snapshot_id if version else None)
     if sample is not None and not files.has_deletes:
         return ctx.from_arrow(_block_sample(files, schema, sample, stats or ScanStats()))
     small = _scan_bytes(files) <= SMALL_SCAN_BYTES
@@ -97,9 +103,13 @@ def table_frame(
     # Snowflake does for small tables read without ORDER BY.
     paths = files.paths[::-1]
     renamed = table.properties.get(RENAMED_PROPERTY) == "true"
-    if not renamed and len(paths) > 1 and small:
+    if in_memory and not renamed and len(paths) > 1 and small:
         # One in-memory partition keeps that order (a union of file scans interleaves them).
         return ctx.from_arrow(_SMALL_TABLES.get(paths, schema))
+    if not renamed and len(paths) > 1 and not any(storage.is_s3(p) for p in paths):
+        # One listing table over exactly these files plans like a directory scan (statistics for
+        # join order, files split across cores); a union of per-file scans does not.
+        return ctx.read_table(FILE_SETS.provider(paths, schema, new_context))
     if renamed:
         frames = [_by_field_id(ctx, path, table, schema) for path in paths]
     else:
@@ -195,15 +205,40 @@ def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], s
     """Registers each table reference of a query at the snapshot it asks for; what they hold is
     counted in the context's `scan_stats`."""
     ctx.scan_stats = ScanStats()  # type: ignore[attr-defined]
-    total = 0
-    for use in uses:
-        total += _register_one(ctx, tables, use, sql_ctx)
-    if total <= SMALL_SCAN_BYTES:
+    loaded: dict[TableName, Table] = {}  # a table referenced twice is loaded once
+    stored = [_stored_table(tables, use, sql_ctx, loaded) for use in uses]
+    small = sum(Tables.size(found[0])[1] for found in stored if found is not None) <= SMALL_SCAN_BYTES
+    for use, found in zip(uses, stored, strict=True):
+        _register_one(ctx, tables, use, sql_ctx, found, small)
+    if small:
         ctx.sql("SET datafusion.execution.target_partitions = 1")
 
 
-def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: SqlContext) -> int:
-    """Registers one table reference; returns the bytes of data it scans."""
+def _stored_table(
+    tables: Tables, use: TableUse, sql_ctx: SqlContext, loaded: dict[TableName, Table]
+) -> tuple[Table, Version | None] | None:
+    """The Iceberg table (and version) a reference reads; None for history and information schema."""
+    if use.schema == history.SOURCE_SCHEMA or information_schema.is_information_schema(use.schema):
+        return None
+    ref = TableName(use.database, use.schema, use.name)
+    table = loaded.get(ref)
+    if table is None:
+        table = loaded[ref] = tables.load(ref)
+    version = None
+    if use.point is not None:
+        version = resolve(table, str(ref), use.point, sql_ctx)
+    return table, version
+
+
+def _register_one(
+    ctx: SessionContext,
+    tables: Tables,
+    use: TableUse,
+    sql_ctx: SqlContext,
+    stored: tuple[Table, Version | None] | None,
+    small_query: bool,
+) -> None:
+    """Registers one table reference."""
     if ctx.table_exist(use.registered_as):
         ctx.deregister_table(use.registered_as)
     if use.schema == history.SOURCE_SCHEMA:
@@ -212,18 +247,14 @@ def _register_one(ctx: SessionContext, tables: Tables, use: TableUse, sql_ctx: S
             history_of(tables.metastore), use.name, session_id, _history_user(tables, sql_ctx)
         )
         register_arrow(ctx, use.registered_as, data)
-        return 0
-    if information_schema.is_information_schema(use.schema):
+        return
+    if information_schema.is_information_schema(use.schema) or stored is None:
         data = information_schema.build_for_query(tables, use.database, use.name, sql_ctx)
         ctx.register_table(use.registered_as, ctx.from_arrow(data))
-        return 0
-    ref = TableName(use.database, use.schema, use.name)
-    table = tables.load(ref)
-    version = None
-    if use.point is not None:
-        version = resolve(table, str(ref), use.point, sql_ctx)
-    ctx.register_table(use.registered_as, table_frame(ctx, table, version, ctx.scan_stats, use.sample))
-    return Tables.size(table)[1]
+        return
+    table, version = stored
+    frame = table_frame(ctx, table, version, ctx.scan_stats, use.sample, in_memory=small_query)
+    ctx.register_table(use.registered_as, frame)
 
 
 def _history_user(tables: Tables, sql_ctx: SqlContext) -> str | None:

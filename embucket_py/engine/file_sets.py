@@ -1,0 +1,135 @@
+"""One DataFusion listing table per set of local data files, kept across statements.
+
+DataFusion's `read_parquet` takes one path. A union of one scan per file (the other way to read a
+snapshot's exact files) gives the planner one partition per file and no table-wide statistics: it
+then orders joins badly (TPC-H Q7 built its hash table on the large side: 2.5x raw DataFusion) and
+cannot split files into byte ranges across cores. A folder holding symbolic links to exactly the
+snapshot's live files is one listing table, planned as raw DataFusion plans a directory of Parquet.
+
+Iceberg never changes a data file, so a set of paths always means the same rows: its folder and
+its table provider are made once and reused by every statement that reads the set. The provider
+keeps what planning learned (file statistics), which a fresh table per statement re-reads from
+every file's footer (~20 ms for 48 files); each statement still plans and runs it with its own
+session settings and memory pool. Links are named by position, so the folder lists the files in
+the order given (DataFusion sorts a listing by path).
+
+The live files of a snapshot are kept the same way (a snapshot of a table never changes either):
+pyiceberg's planning reads the manifests again each time (~5-10 ms per table reference).
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+import pyarrow as pa
+from datafusion import SessionContext
+from datafusion.catalog import Table as Provider
+from pyiceberg.table import Table
+
+from embucket_py.catalog.tables import ScanFiles, Tables
+
+# Sets kept; the least recently used beyond this are dropped (folder removed). A statement plans
+# and opens its files within moments of asking for a set, long before hundreds of others evict it.
+MAX_SETS = 512
+MAX_SNAPSHOTS = 256
+
+
+class FileSets:
+    def __init__(self, max_sets: int = MAX_SETS) -> None:
+        self.max_sets = max_sets
+        self.root: str | None = None
+        self.holder: SessionContext | None = None  # the context the providers were made in
+        self.folders: OrderedDict[str, str] = OrderedDict()
+        self.providers: dict[tuple[str, pa.Schema], Provider] = {}
+        self.lock = threading.Lock()
+
+    def folder(self, paths: list[str]) -> str:
+        """The folder listing exactly `paths` (absolute local files), in that order."""
+        key = _key(paths)
+        with self.lock:
+            return self._folder(key, paths)
+
+    def provider(
+        self, paths: list[str], schema: pa.Schema, new_context: Callable[[], SessionContext]
+    ) -> Provider:
+        """A listing table over exactly `paths` read as `schema`, shared by every statement.
+        `new_context` makes the (one) context providers are created in, with the engine's settings
+        (the Parquet reader options are taken from it)."""
+        key = _key(paths)
+        with self.lock:
+            found = self.providers.get((key, schema))
+            if found is not None:
+                self.folders.move_to_end(key)
+                return found
+            folder = self._folder(key, paths)
+            if self.holder is None:
+                self.holder = new_context()
+            made = self.holder.read_parquet(folder, schema=schema).into_view()
+            self.providers[(key, schema)] = made
+            return made
+
+    def _folder(self, key: str, paths: list[str]) -> str:
+        found = self.folders.get(key)
+        if found is not None:
+            self.folders.move_to_end(key)
+            return found
+        if self.root is None:
+            self.root = tempfile.mkdtemp(prefix="embucket-file-sets-")
+            atexit.register(shutil.rmtree, self.root, True)
+        folder = os.path.join(self.root, key)
+        os.makedirs(folder, exist_ok=True)
+        width = len(str(len(paths)))
+        for i, path in enumerate(paths):
+            link = os.path.join(folder, f"{i:0{width}d}.parquet")
+            if not os.path.lexists(link):
+                os.symlink(path, link)
+        self.folders[key] = folder
+        while len(self.folders) > self.max_sets:
+            old_key, old = self.folders.popitem(last=False)
+            for k in [k for k in self.providers if k[0] == old_key]:
+                del self.providers[k]
+            shutil.rmtree(old, ignore_errors=True)
+        return folder
+
+
+def _key(paths: list[str]) -> str:
+    return hashlib.sha256("\n".join(paths).encode()).hexdigest()[:32]
+
+
+class SnapshotFiles:
+    """The live data files per (table, snapshot), planned once."""
+
+    def __init__(self, max_snapshots: int = MAX_SNAPSHOTS) -> None:
+        self.max_snapshots = max_snapshots
+        self.kept: OrderedDict[tuple[str, int], ScanFiles] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def files(self, table: Table, snapshot_id: int | None = None) -> ScanFiles:
+        if snapshot_id is None:
+            current = table.current_snapshot()
+            if current is None:
+                return Tables.scan_files(table)
+            snapshot_id = current.snapshot_id
+        key = (str(table.metadata.table_uuid), snapshot_id)
+        with self.lock:
+            found = self.kept.get(key)
+            if found is not None:
+                self.kept.move_to_end(key)
+                return found
+        planned = Tables.scan_files(table, snapshot_id)
+        with self.lock:
+            self.kept[key] = planned
+            while len(self.kept) > self.max_snapshots:
+                self.kept.popitem(last=False)
+        return planned
+
+
+FILE_SETS = FileSets()
+SNAPSHOT_FILES = SnapshotFiles()

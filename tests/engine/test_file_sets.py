@@ -1,0 +1,89 @@
+"""Listing tables over exact sets of data files, and the live files planned once per snapshot."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyiceberg.catalog.sql import SqlCatalog
+
+from embucket_py.engine.context import new_context
+from embucket_py.engine.file_sets import FileSets, SnapshotFiles
+
+SCHEMA = pa.schema([pa.field("n", pa.int64())])
+
+
+def _files(folder: Path, count: int) -> list[str]:
+    paths = []
+    for i in range(count):
+        path = folder / f"data-{i}.parquet"
+        pq.write_table(pa.table({"n": [10 * i + 1, 10 * i + 2]}, schema=SCHEMA), path)
+        paths.append(str(path))
+    return paths
+
+
+def _read(sets: FileSets, paths: list[str], schema: pa.Schema = SCHEMA) -> tuple[list[int], str]:
+    ctx = new_context()
+    ctx.sql("SET datafusion.execution.target_partitions = 1")
+    ctx.register_table("t", sets.provider(paths, schema, new_context))
+    frame = ctx.sql("SELECT n FROM t")
+    return frame.to_arrow_table().column("n").to_pylist(), frame.execution_plan().display_indent()
+
+
+def test_a_set_reads_exactly_its_files_in_the_order_given(tmp_path: Path) -> None:
+    paths = _files(tmp_path, 4)  # all in one folder: the set must not read the others
+    sets = FileSets()
+    rows, plan = _read(sets, [paths[3], paths[0], paths[2]])
+    assert rows == [31, 32, 1, 2, 21, 22]
+    assert "UnionExec" not in plan  # one scan of the whole set
+    assert sorted(os.listdir(sets.folder([paths[3], paths[0], paths[2]]))) == [
+        "0.parquet",
+        "1.parquet",
+        "2.parquet",
+    ]
+
+
+def test_a_set_is_one_scan_split_across_partitions(tmp_path: Path) -> None:
+    paths = _files(tmp_path, 3)
+    ctx = new_context()
+    ctx.sql("SET datafusion.execution.target_partitions = 2")
+    ctx.register_table("t", FileSets().provider(paths, SCHEMA, new_context))
+    plan = ctx.sql("SELECT n FROM t WHERE n > 0").execution_plan()
+    assert plan.partition_count == 2
+    assert "UnionExec" not in plan.display_indent()
+
+
+def test_the_provider_is_made_once_per_set_and_schema(tmp_path: Path) -> None:
+    paths = _files(tmp_path, 2)
+    sets = FileSets()
+    first = sets.provider(paths, SCHEMA, new_context)
+    assert sets.provider(list(paths), SCHEMA, new_context) is first
+    wider = pa.schema([*SCHEMA, pa.field("added", pa.string())])
+    assert sets.provider(paths, wider, new_context) is not first
+    assert _read(sets, paths, wider)[0] == [1, 2, 11, 12]  # a column added later reads as NULL
+
+
+def test_the_least_recently_used_set_is_dropped_with_its_folder(tmp_path: Path) -> None:
+    paths = _files(tmp_path, 3)
+    sets = FileSets(max_sets=1)
+    old = sets.folder(paths[:2])
+    first = sets.provider(paths[:2], SCHEMA, new_context)
+    sets.folder(paths[1:])
+    assert not os.path.exists(old)
+    assert sets.provider(paths[:2], SCHEMA, new_context) is not first
+    assert _read(sets, paths[:2])[0] == [1, 2, 11, 12]
+
+
+def test_live_files_are_planned_once_per_snapshot(tmp_path: Path) -> None:
+    catalog = SqlCatalog("t", uri=f"sqlite:///{tmp_path}/c.db", warehouse=tmp_path.as_uri())
+    catalog.create_namespace("s")
+    table = catalog.create_table("s.t", schema=SCHEMA)
+    table.append(pa.table({"n": [1]}, schema=SCHEMA))
+    snapshots = SnapshotFiles()
+    first = snapshots.files(table)
+    assert len(first.paths) == 1 and snapshots.files(catalog.load_table("s.t")) is first
+    table.append(pa.table({"n": [2]}, schema=SCHEMA))
+    assert len(snapshots.files(table).paths) == 2
+    assert snapshots.files(table, first.snapshot_id) is first  # time travel to the older snapshot
