@@ -60,21 +60,25 @@ class ServerPath:
 
 def compare(
     server: ServerPath, raw: RawDataFusion, numbers: list[int], rounds: int
-) -> dict[int, tuple[float, float]]:
-    """Median seconds (server path, raw) per query, runs alternating after one warm-up of each."""
+) -> dict[int, tuple[float, float, float]]:
+    """Per query: median seconds of the server path and of raw DataFusion, runs alternating after
+    one warm-up of each, and the ratio of their median CPU seconds (every thread of this process:
+    steadier than wall time when other work shares the machine)."""
     out = {}
     for n in numbers:
         sql = QUERIES[n]
         server.query(sql), raw.query(sql)
-        times: tuple[list[float], list[float]] = ([], [])
+        wall: tuple[list[float], list[float]] = ([], [])
+        cpu: tuple[list[float], list[float]] = ([], [])
         for _ in range(rounds):
             for i, run in enumerate((server.query, raw.query)):
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 run(sql)
-                times[i].append(time.perf_counter() - start)
-        out[n] = (statistics.median(times[0]), statistics.median(times[1]))
-        s, r = out[n]
-        print(f"{n:>5} {s:9.3f} {r:9.3f} {s / r:7.2f}", flush=True)
+                wall[i].append(time.perf_counter() - start)
+                cpu[i].append(time.process_time() - start_cpu)
+        s, r = statistics.median(wall[0]), statistics.median(wall[1])
+        out[n] = (s, r, statistics.median(cpu[0]) / statistics.median(cpu[1]))
+        print(f"{n:>5} {s:9.3f} {r:9.3f} {s / r:7.2f} {out[n][2]:9.2f}", flush=True)
     return out
 
 
@@ -105,11 +109,18 @@ def main() -> None:
                 raw_sql = sqlglot.transpile(QUERIES[n], read="snowflake", write="postgres")[0]
                 print("-- raw\n" + raw.ctx.sql(raw_sql).execution_plan().display_indent())
         return
-    print(f"{'query':>5} {'server':>9} {'raw DF':>9} {'ratio':>7}   (median of {args.rounds}, seconds)")
+    print(
+        f"{'query':>5} {'server':>9} {'raw DF':>9} {'ratio':>7} {'CPU ratio':>9}  (medians of {args.rounds})"
+    )
     results = compare(server, raw, numbers, args.rounds)
-    ratios = [s / r for s, r in results.values()]
-    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-    print(f"geomean ratio server path / raw: {geo:.3f}")
+    print(
+        f"geomean ratio server path / raw: {_geomean([s / r for s, r, _ in results.values()]):.3f} wall, "
+        f"{_geomean([c for _, _, c in results.values()]):.3f} CPU"
+    )
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 if __name__ == "__main__":
