@@ -91,16 +91,39 @@ def execute(
 
 
 def batches(stream: RecordBatchStream, cancel: threading.Event | None) -> Iterator[object]:
-    """One stream's batches; with `cancel`, each poll can be dropped mid-work."""
+    """One stream's batches. With `cancel`, the wait for the first batch (where aggregates, sorts
+    and join builds do their work) is polled asynchronously, so a cancel stops the engine mid-work;
+    later batches flow and are taken synchronously (an async poll costs ~0.2 ms a batch, a plain
+    one ~0.04 ms), with the cancel checked between them."""
     if cancel is None:
         yield from stream
         return
-    loop = asyncio.new_event_loop()
-    try:
-        while (batch := loop.run_until_complete(_next(stream, cancel))) is not None:
-            yield batch
-    finally:
+    first = _thread_loop().run_until_complete(_next(stream, cancel))
+    if first is None:
+        return
+    yield first
+    for batch in stream:
+        if cancel.is_set():
+            raise QueryCanceled("SQL execution canceled")
+        yield batch
+
+
+_local = threading.local()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """This thread's event loop for polls (made once: worker threads run many statements)."""
+    loop = getattr(_local, "loop", None)
+    if loop is None:
+        loop = _local.loop = asyncio.new_event_loop()
+    return loop
+
+
+def _close_thread_loop() -> None:
+    loop = getattr(_local, "loop", None)
+    if loop is not None:
         loop.close()
+        _local.loop = None
 
 
 async def _next(stream: RecordBatchStream, cancel: threading.Event) -> object | None:
@@ -132,6 +155,7 @@ def _parallel(ctx: SessionContext, plan: ExecutionPlan, cancel: threading.Event 
         except BaseException as e:  # handed to the consumer, which raises it
             out.put(e)
         finally:
+            _close_thread_loop()  # this thread ends with the statement
             out.put(_DONE)
 
     threads = [threading.Thread(target=run, args=(p,), daemon=True) for p in range(plan.partition_count)]
