@@ -67,7 +67,7 @@ def require(grants: Grants, roles: set[str], need: Need) -> None:
     on = need.on
     if on.kind == "ACCOUNT":
         if not grants.allows(roles, need.privilege, ACCOUNT):
-            raise AccessDenied(f"Insufficient privileges to operate on account '{need.privilege}'")
+            raise AccessDenied(f"Insufficient privileges to operate on account ({need.privilege})")
         return
     database = Securable("DATABASE", on.database)
     if on.kind != "DATABASE" and not grants.allows(roles, "USAGE", database):
