@@ -59,6 +59,10 @@ def new_context() -> SessionContext:
         .with_target_partitions(_TARGET_PARTITIONS)
         .with_information_schema(False)
         .set("datafusion.execution.parquet.pushdown_filters", "true")
+        # Each statement reads every scanned file's footer afresh (its context caches nothing
+        # across statements); prefetching 512 KiB per footer (the default) cost ~80 ms CPU to
+        # plan 48 lineitem files, 64 KiB ~13 ms (footers are a few KiB; larger ones take a 2nd read).
+        .set("datafusion.execution.parquet.metadata_size_hint", str(64 << 10))
         # Snowflake reads 1.25 as NUMBER(3,2), an exact decimal, never as a float.
         .set("datafusion.sql_parser.parse_float_as_decimal", "true")
     )

@@ -10,8 +10,9 @@ Iceberg never changes a data file, so a set of paths always means the same rows:
 its table provider are made once and reused by every statement that reads the set. The provider
 keeps what planning learned (file statistics), which a fresh table per statement re-reads from
 every file's footer (~20 ms for 48 files); each statement still plans and runs it with its own
-session settings and memory pool. Links are named by position, so the folder lists the files in
-the order given (DataFusion sorts a listing by path).
+session settings and memory pool. The scan reads the files in no fixed order (rows come as a
+multi-partition scan gives them): statements that scan little read small tables in memory instead,
+in insertion order (engine/context.py).
 
 The live files of a snapshot are kept the same way (a snapshot of a table never changes either):
 pyiceberg's planning reads the manifests again each time (~5-10 ms per table reference).
@@ -51,7 +52,7 @@ class FileSets:
         self.lock = threading.Lock()
 
     def folder(self, paths: list[str]) -> str:
-        """The folder listing exactly `paths` (absolute local files), in that order."""
+        """The folder listing exactly `paths` (absolute local files)."""
         key = _key(paths)
         with self.lock:
             return self._folder(key, paths)
