@@ -212,14 +212,19 @@ def _show(t: _Tokens) -> AccessStatement | None:
     return None
 
 
+def _role_grant(t: _Tokens, grant: bool) -> RoleGrant:
+    """The rest of GRANT ROLE r TO USER|ROLE x / REVOKE ROLE r FROM USER|ROLE x."""
+    role = _one(t.name())
+    t.expect("TO" if grant else "FROM")
+    kind = "USER" if t.accept("USER") else "ROLE" if t.accept("ROLE") else ""
+    if not kind:
+        t.expect("ROLE")
+    return _end(t, RoleGrant(grant, role, kind, _one(t.name())))
+
+
 def _grant(t: _Tokens) -> AccessStatement:
     if t.accept("ROLE"):
-        role = _one(t.name())
-        t.expect("TO")
-        kind = "USER" if t.accept("USER") else "ROLE" if t.accept("ROLE") else ""
-        if not kind:
-            t.expect("ROLE")
-        return _end(t, RoleGrant(True, role, kind, _one(t.name())))
+        return _role_grant(t, grant=True)
     if t.accept("OWNERSHIP"):
         t.expect("ON")
         target = _target(t)
@@ -241,12 +246,7 @@ def _grant(t: _Tokens) -> AccessStatement:
 
 def _revoke(t: _Tokens) -> AccessStatement:
     if t.accept("ROLE"):
-        role = _one(t.name())
-        t.expect("FROM")
-        kind = "USER" if t.accept("USER") else "ROLE" if t.accept("ROLE") else ""
-        if not kind:
-            t.expect("ROLE")
-        return _end(t, RoleGrant(False, role, kind, _one(t.name())))
+        return _role_grant(t, grant=False)
     option_only = t.accept("GRANT", "OPTION", "FOR")
     privileges = _privileges(t)
     t.expect("ON")
