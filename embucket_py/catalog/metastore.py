@@ -230,6 +230,20 @@ class Metastore:
 
     # --- users ----------------------------------------------------------------------------------
 
+    def user_exists(self, name: str) -> bool:
+        with self.engine.connect() as conn:
+            query = sa.select(users_table.c.name).where(users_table.c.name == name)
+            return conn.execute(query).first() is not None
+
+    def users(self) -> list[sa.Row]:
+        """Every user's row (name, password_hash, created_on), by name."""
+        with self.engine.connect() as conn:
+            return list(conn.execute(sa.select(users_table).order_by(users_table.c.name)))
+
+    def drop_user(self, name: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(users_table.delete().where(users_table.c.name == name))
+
     def ensure_user(self, name: str, password: str) -> bool:
         """Creates the user if no user of that name exists. Returns True when created."""
         with self.engine.begin() as conn:

@@ -53,6 +53,11 @@ def active_roles(grants: Grants, session: Session) -> set[str]:
     return grants.effective_roles(roles)
 
 
+def context_roles(grants: Grants, ctx: SqlContext) -> set[str]:
+    """The roles a statement acts with, from its context (where no session is at hand)."""
+    return grants.effective_roles([str(ctx.values.get("CURRENT_ROLE") or "PUBLIC")])
+
+
 def check(grants: Grants, session: Session, tree: exp.Expression, ctx: SqlContext, exists: Exists) -> None:
     """Raises the Snowflake error for the first need of the statement the session's roles lack."""
     needs = statement_needs(tree, ctx, session, exists)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from datetime import UTC
 
-import sqlalchemy as sa
-
 from embucket_py import naming
 from embucket_py.catalog.grants import (
     ACCOUNT,
@@ -23,7 +21,7 @@ from embucket_py.catalog.grants import (
     Securable,
 )
 from embucket_py.catalog.grants import stage as grants_stage
-from embucket_py.catalog.metastore import Metastore, users_table
+from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import access
 from embucket_py.engine.metadata import like_matches
@@ -131,7 +129,7 @@ def _role_grant(metastore: Metastore, session: Session, roles: set[str], d: stmt
     grants.require_role(d.role)
     if d.grantee_kind == "ROLE":
         grants.require_role(d.grantee)
-    elif not _user_exists(metastore, d.grantee):
+    elif not metastore.user_exists(d.grantee):
         raise object_not_found("User", d.grantee)
     _require_role_owner(grants, roles, d.role)
     if d.grant:
@@ -266,7 +264,7 @@ def _show_grants(metastore: Metastore, session: Session, d: stmt.ShowGrants, ctx
     grants = metastore.grants
     if d.mode in ("TO_USER", "CURRENT"):
         user = d.name or session.user
-        if not _user_exists(metastore, user):
+        if not metastore.user_exists(user):
             raise object_not_found("User", user)
         found = [g for g in grants.role_grants() if g.grantee_kind == "USER" and g.grantee == user]
         rows = [(g.created_on, g.role, "USER", g.grantee, g.granted_by or "") for g in found]
@@ -306,20 +304,11 @@ def _privilege_row(g: Grant) -> tuple:
     )
 
 
-def _user_exists(metastore: Metastore, user: str) -> bool:
-    with metastore.engine.connect() as conn:
-        return (
-            conn.execute(sa.select(users_table.c.name).where(users_table.c.name == user)).first() is not None
-        )
-
-
 def _show_users(metastore: Metastore, d: stmt.ShowUsers) -> QueryResult:
     grants = metastore.grants
-    with metastore.engine.connect() as conn:
-        users = conn.execute(sa.select(users_table).order_by(users_table.c.name)).all()
     keys = keypair.UserKeys(metastore.engine)
     rows = []
-    for u in users:
+    for u in metastore.users():
         if d.like and not like_matches(d.like, u.name):
             continue
         created = u.created_on if u.created_on.tzinfo else u.created_on.replace(tzinfo=UTC)
@@ -342,13 +331,12 @@ def _show_users(metastore: Metastore, d: stmt.ShowUsers) -> QueryResult:
 
 def _drop_user(metastore: Metastore, roles: set[str], d: stmt.DropUser) -> QueryResult:
     access.require(metastore.grants, roles, access.Need("CREATE USER", ACCOUNT))
-    if not _user_exists(metastore, d.name):
+    if not metastore.user_exists(d.name):
         if d.if_exists:
             return status("Drop statement executed successfully (USER already dropped).")
         raise object_not_found("User", d.name)
-    with metastore.engine.begin() as conn:
-        conn.execute(users_table.delete().where(users_table.c.name == d.name))
-        conn.execute(keypair.keys_table.delete().where(keypair.keys_table.c.name == d.name))
+    metastore.drop_user(d.name)
+    keypair.UserKeys(metastore.engine).forget(d.name)
     metastore.grants.forget_user(d.name)
     return status(f"{d.name} successfully dropped.")
 

@@ -22,7 +22,7 @@ from pyiceberg.table import Table
 from embucket_py.catalog import storage
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.tables import RENAMED_PROPERTY, ScanFiles, TableName, Tables
-from embucket_py.engine import history, information_schema
+from embucket_py.engine import access, history, information_schema
 from embucket_py.engine.file_sets import FILE_SETS, SNAPSHOT_FILES
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
@@ -264,7 +264,7 @@ def _register_one(
 def _history_user(tables: Tables, sql_ctx: SqlContext) -> str | None:
     """Whose statements QUERY_HISTORY shows: everyone's to ACCOUNTADMIN, else the user's own."""
     grants = tables.metastore.grants
-    if "ACCOUNTADMIN" in grants.effective_roles([str(sql_ctx.values.get("CURRENT_ROLE") or "PUBLIC")]):
+    if "ACCOUNTADMIN" in access.context_roles(grants, sql_ctx):
         return None
     return str(sql_ctx.values.get("CURRENT_USER") or "")
 

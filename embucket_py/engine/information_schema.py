@@ -61,7 +61,7 @@ def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContex
         ]
 
     grants = tables.metastore.grants
-    roles = grants.effective_roles([str(sql_ctx.values.get("CURRENT_ROLE") or "PUBLIC")])
+    roles = access.context_roles(grants, sql_ctx)
     return build(tables, database, name, view_columns, lambda on: access.visible(grants, roles, on))
 
 

@@ -111,6 +111,11 @@ class UserKeys:
         self.engine = engine
         _meta.create_all(engine)
 
+    def forget(self, user: str) -> None:
+        """A dropped user's keys go with it."""
+        with self.engine.begin() as conn:
+            conn.execute(keys_table.delete().where(keys_table.c.name == user.upper()))
+
     def keys(self, user: str) -> list[str]:
         t = keys_table
         with self.engine.connect() as conn:
