@@ -16,6 +16,8 @@ import sqlglot
 from datafusion import SessionConfig, SessionContext
 from pyiceberg.catalog.rest import RestCatalog
 
+from embucket_py.engine.context import no_huge_pages
+
 
 @dataclass(frozen=True)
 class TableFiles:
@@ -73,6 +75,7 @@ class RawDataFusion:
     """DataFusion over the tables' Parquet files, the engine's own limit."""
 
     def __init__(self, folders: dict[str, Path]) -> None:
+        no_huge_pages()  # as the server runs DataFusion: the ratio is the server's own overhead
         config = SessionConfig().with_target_partitions(os.cpu_count() or 1)
         config = config.set("datafusion.execution.parquet.pushdown_filters", "true")
         self.ctx = SessionContext(config)

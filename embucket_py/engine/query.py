@@ -10,11 +10,12 @@ from datafusion import DataFrame
 from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.catalog.views import View
 from embucket_py.engine import scan
-from embucket_py.engine.clustering import system_functions
-from embucket_py.engine.context import new_context, register_tables
+from embucket_py.engine.clustering import has_system_functions, system_functions
+from embucket_py.engine.context import CONTEXTS, register_tables
 from embucket_py.engine.failures import from_datafusion
-from embucket_py.engine.pivot_values import resolve_pivot_values
+from embucket_py.engine.pivot_values import has_pivots, resolve_pivot_values
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
 from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationError
 from embucket_py.sql import views
@@ -26,26 +27,43 @@ from embucket_py.sql.translate import QueryTranslation, translate_query
 MAX_VIEW_DEPTH = 32
 
 
-def expand_views(tables: Tables, tree: exp.Expression, ctx: SqlContext, depth: int = 0) -> exp.Expression:
-    """Inlines every view the query references (and views those views reference)."""
+def expand_views(
+    tables: Tables,
+    tree: exp.Expression,
+    ctx: SqlContext,
+    depth: int = 0,
+    found: dict[tuple[str, ...], View | None] | None = None,
+) -> exp.Expression:
+    """Inlines every view the query references (and views those views reference). `found`: the
+    lookups made so far (a query naming a table several times asks the metastore once)."""
+    found = {} if found is None else found
     for table, parts in views.references(tree, ctx):
-        view = tables.views.get(*parts)
+        key = tuple(parts)
+        if key not in found:
+            found[key] = tables.views.get(*parts)
+        view = found[key]
         if view is None:
             continue
         if depth >= MAX_VIEW_DEPTH:
             raise SqlCompilationError(f"View '{parts[2]}' references itself (or nests too deeply).")
         subquery = views.inline(table, view.query, parts[0], parts[1])
-        expand_views(tables, subquery.this, SqlContext(parts[0], parts[1], ctx.values), depth + 1)
+        expand_views(tables, subquery.this, SqlContext(parts[0], parts[1], ctx.values), depth + 1, found)
     return tree
 
 
 def translate(
     tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
 ) -> QueryTranslation:
-    """Views inlined, then Snowflake -> DataFusion SQL."""
-    tree = expand_views(tables, tree.copy(), ctx)
-    tree = system_functions(tables, tree, ctx)
-    tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
+    """Views inlined, then Snowflake -> DataFusion SQL. The parsed tree may be shared (parse
+    cache): it is copied (~5 ms for a TPC-H query) only when a step here changes it."""
+    found: dict[tuple[str, ...], View | None] = {}
+    for _, parts in views.references(tree, ctx):
+        if tuple(parts) not in found:
+            found[tuple(parts)] = tables.views.get(*parts)
+    if any(found.values()) or has_system_functions(tree) or has_pivots(tree):
+        tree = expand_views(tables, tree.copy(), ctx, found=found)
+        tree = system_functions(tables, tree, ctx)
+        tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
 
 
@@ -60,14 +78,22 @@ def column_names(tables: Tables, parts: list[str]) -> list[str] | None:
 def plan(
     tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
 ) -> tuple[DataFrame, list[str]]:
-    """Plans a query on a fresh DataFusion context. Returns the DataFrame and Snowflake names."""
+    """Plans a query on a pooled DataFusion context (see engine/context.py), which the DataFrame
+    keeps until it is gone. Returns the DataFrame and Snowflake names."""
     translation = translate(tables, tree, ctx, source)
-    df_ctx = new_context()
-    register_tables(df_ctx, tables, translation.tables, ctx)
+    df_ctx = CONTEXTS.borrow()
     try:
+        register_tables(df_ctx, tables, translation.tables, ctx)
         frame = df_ctx.sql(translation.sql)
-        # Iceberg's FFI table provider reaches back into the context while the plan runs.
-        frame.session_context = df_ctx  # type: ignore[attr-defined]
+    except SnowflakeError:
+        CONTEXTS.give_back(df_ctx)
+        raise
+    except Exception as e:
+        CONTEXTS.give_back(df_ctx)
+        raise from_datafusion(e) from None
+    # Iceberg's FFI table provider reaches back into the context while the plan runs.
+    CONTEXTS.lend_for(frame, df_ctx)
+    try:
         schema = frame.schema()
     except Exception as e:
         raise from_datafusion(e) from None
