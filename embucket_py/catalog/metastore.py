@@ -186,6 +186,11 @@ class Metastore:
                 self._catalogs[key] = cat
             return cat
 
+    def known_catalog(self, database: str) -> SqlCatalog | None:
+        """The database's catalog if this process has used it (no existence check, no query)."""
+        with self._lock:
+            return self._catalogs.get(naming.stored(database))  # type: ignore[return-value]
+
     def require_database(self, name: str) -> SqlCatalog:
         if not self.database_exists(name):
             raise object_not_found("Database", name)

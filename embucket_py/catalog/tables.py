@@ -27,7 +27,7 @@ from pyiceberg.types import NestedField
 from sqlalchemy.orm import Session as OrmSession
 
 from embucket_py import naming
-from embucket_py.catalog import dropped
+from embucket_py.catalog import dropped, loading
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.storage import engine_path
@@ -122,10 +122,15 @@ class Tables:
         self.views = Views(metastore)
 
     def load(self, ref: TableName) -> Table:
-        cat = self.metastore.require_schema(ref.database, ref.schema)
+        # A database this process has used is read straight away; its database and schema are
+        # checked only when the table is missing (to name what is), not on every statement.
+        cat = self.metastore.known_catalog(ref.database) or self.metastore.require_schema(
+            ref.database, ref.schema
+        )
         try:
-            return cat.load_table(ref.identifier)
+            return loading.load(cat, ref.identifier)
         except NoSuchTableError:
+            self.metastore.require_schema(ref.database, ref.schema)
             raise object_not_found("Object", str(ref)) from None
         except FileNotFoundError as e:
             missing = e.filename or e
@@ -427,7 +432,10 @@ class Tables:
         # appends, wrong for copy-on-write rewrites planned on the old one. The engine retries
         # appends and re-plans rewrites itself, so each commit makes one attempt. Set in memory
         # only: other engines (Spark) keep retrying by the table's own settings.
-        table.metadata.properties["commit.retry.num-retries"] = "0"
+        properties = {**table.metadata.properties, "commit.retry.num-retries": "0"}
+        table.metadata = table.metadata.model_copy(
+            update={"properties": properties}
+        )  # loaded metadata is shared
         tx.commit_transaction()
 
     def append(

@@ -18,11 +18,11 @@ import sqlalchemy as sa
 from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import IcebergTables, SqlCatalog
 from pyiceberg.manifest import DataFile, ManifestEntryStatus
-from pyiceberg.serializers import FromInputFile
 from pyiceberg.table import Table, Transaction
 from pyiceberg.typedef import Identifier
 from sqlalchemy.orm import Session as OrmSession
 
+from embucket_py.catalog.loading import load_at, pointer
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.errors import SnowflakeError, Unsupported
 
@@ -61,23 +61,6 @@ def stage(table: Table, tx: Transaction) -> Table:
     staged = cat._update_and_stage_table(table, table.name(), (), tx._updates)
     cat._write_metadata(staged.metadata, staged.io, staged.metadata_location)
     return Table(table.name(), staged.metadata, staged.metadata_location, staged.io, cat)
-
-
-def load_at(cat: SqlCatalog, identifier: Identifier, location: str) -> Table:
-    """A table at one metadata file (a staged, uncommitted version)."""
-    io = cat._load_file_io(location=location)
-    metadata = FromInputFile.table_metadata(io.new_input(location))
-    return Table(identifier, metadata, location, cat._load_file_io(metadata.properties, location), cat)
-
-
-def _pointer(engine: sa.Engine, cat: SqlCatalog, identifier: Identifier) -> str | None:
-    query = sa.select(IcebergTables.metadata_location).where(
-        IcebergTables.catalog_name == cat.name,
-        IcebergTables.table_namespace == Catalog.namespace_to_string(identifier[:-1]),
-        IcebergTables.table_name == identifier[-1],
-    )
-    with OrmSession(engine) as session:
-        return session.execute(query).scalar_one_or_none()
 
 
 def _added_files(staged: Table, base: Table) -> list[DataFile]:
@@ -123,7 +106,7 @@ def commit_all(metastore: Metastore, changes: list[TableCommit]) -> None:
         plan: list[tuple[SqlCatalog, TableCommit, str, str]] = []
         for change in targets.values():
             cat = metastore.catalog(change.database)
-            current = _pointer(metastore.engine, cat, change.identifier)
+            current = pointer(cat, change.identifier)
             name = ".".join(change.identifier)
             if current is None:
                 raise TransactionConflict(f"Transaction aborted: table {name} was dropped meanwhile.")

@@ -26,6 +26,7 @@ from pyiceberg.table.update import AssertCreate, TableRequirement, TableUpdate, 
 from pyiceberg.typedef import Identifier
 from sqlalchemy.orm import Session
 
+from embucket_py.catalog.loading import pointer
 from embucket_py.server.iceberg_rest import names
 from embucket_py.server.iceberg_rest.errors import (
     RestError,
@@ -65,17 +66,6 @@ def parse_changes(body: dict[str, Any]) -> tuple[tuple[TableRequirement, ...], t
     return requirements, updates
 
 
-def _pointer(cat: SqlCatalog, identifier: Identifier) -> str | None:
-    """The table's current metadata location straight from the catalog row (no file read)."""
-    query = sa.select(IcebergTables.metadata_location).where(
-        IcebergTables.catalog_name == cat.name,
-        IcebergTables.table_namespace == Catalog.namespace_to_string(identifier[:-1]),
-        IcebergTables.table_name == identifier[-1],
-    )
-    with Session(cat.engine) as session:
-        return session.execute(query).scalar_one_or_none()
-
-
 def commit_table(cat: SqlCatalog, namespace: names.Namespace, table: str, body: dict[str, Any]) -> Json:
     requirements, updates = parse_changes(body)
     if any(isinstance(r, AssertCreate) for r in requirements):
@@ -91,7 +81,7 @@ def commit_table(cat: SqlCatalog, namespace: names.Namespace, table: str, body: 
         identifier: Identifier = (ns, name)
     else:
         identifier = existing_table(cat, namespace, table)
-    base = _pointer(cat, identifier)
+    base = pointer(cat, identifier)
     try:
         response = cat.commit_table(_TableRef(identifier), requirements, updates)  # type: ignore[arg-type]
     except (CommitFailedException, TableAlreadyExistsError) as e:
@@ -104,7 +94,7 @@ def commit_table(cat: SqlCatalog, namespace: names.Namespace, table: str, body: 
         # The metadata file could not be written: nothing landed, the client may retry.
         raise commit_failed(f"Storage error before commit: {e}") from None
     except sa.exc.SQLAlchemyError as e:
-        if _pointer(cat, identifier) == base:
+        if pointer(cat, identifier) == base:
             raise commit_failed(f"Catalog error, commit not applied: {e}") from None
         raise RestError(
             500, "CommitStateUnknownException", f"Catalog error, commit state unknown: {e}"

@@ -1,0 +1,83 @@
+"""Loading Iceberg tables from the metastore's catalog rows, each metadata file parsed once.
+
+A table's row points at its current metadata file; Iceberg never rewrites a metadata file (every
+change writes a new one and moves the pointer), so a parsed file is kept by its location and a
+load costs one indexed row lookup instead of a file read and a JSON parse (~0.9 ms per table per
+statement at TPC-H's table sizes). Parsed metadata is immutable; code that wants other properties
+in memory replaces `table.metadata` with a copy (catalog/tables.py `finish`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import sqlalchemy as sa
+from pyiceberg.catalog import Catalog
+from pyiceberg.catalog.sql import IcebergTables, SqlCatalog
+from pyiceberg.exceptions import NoSuchTableError
+from pyiceberg.serializers import FromInputFile
+from pyiceberg.table import Table
+from pyiceberg.table.metadata import TableMetadata
+from pyiceberg.typedef import Identifier
+
+MAX_FILES = 1024
+
+
+class MetadataFiles:
+    """Parsed metadata files by location, the least recently used dropped beyond `max_files`."""
+
+    def __init__(self, max_files: int = MAX_FILES) -> None:
+        self.max_files = max_files
+        self.kept: OrderedDict[str, TableMetadata] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def read(self, cat: SqlCatalog, location: str) -> TableMetadata:
+        with self.lock:
+            found = self.kept.get(location)
+            if found is not None:
+                self.kept.move_to_end(location)
+                return found
+        io = cat._load_file_io(location=location)
+        metadata = FromInputFile.table_metadata(io.new_input(location))
+        with self.lock:
+            self.kept[location] = metadata
+            while len(self.kept) > self.max_files:
+                self.kept.popitem(last=False)
+        return metadata
+
+
+METADATA_FILES = MetadataFiles()
+
+
+def pointer(cat: SqlCatalog, identifier: Identifier) -> str | None:
+    """The table's current metadata location straight from its catalog row (no file read)."""
+    query = sa.select(IcebergTables.metadata_location).where(
+        IcebergTables.catalog_name == cat.name,
+        IcebergTables.table_namespace == Catalog.namespace_to_string(identifier[:-1]),
+        IcebergTables.table_name == identifier[-1],
+    )
+    if (only_tables := cat._iceberg_type_filter()) is not None:  # views of other engines share the rows
+        query = query.where(only_tables)
+    with cat.engine.connect() as conn:
+        return conn.execute(query).scalar_one_or_none()
+
+
+def load_at(cat: SqlCatalog, identifier: Identifier, location: str) -> Table:
+    """The table at one metadata file (current, or a staged uncommitted version)."""
+    metadata = METADATA_FILES.read(cat, location)
+    return Table(identifier, metadata, location, cat._load_file_io(metadata.properties, location), cat)
+
+
+def load(cat: Catalog, identifier: Identifier) -> Table:
+    """The table's current version; a linked REST catalog loads its own way.
+
+    Raises:
+        NoSuchTableError: no such table.
+    """
+    if not isinstance(cat, SqlCatalog):
+        return cat.load_table(identifier)
+    location = pointer(cat, identifier)
+    if location is None:
+        raise NoSuchTableError(f"Table does not exist: {'.'.join(identifier)}")
+    return load_at(cat, identifier, location)
