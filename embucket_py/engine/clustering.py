@@ -132,16 +132,25 @@ def clustering_information(table: Table, columns: list[str] | None = None) -> st
     )
 
 
+_SYSTEM_FUNCTIONS = ("SYSTEM$CLUSTERING_INFORMATION", "SYSTEM$CLUSTERING_DEPTH")
+
+
+def _is_system_function(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.upper() in _SYSTEM_FUNCTIONS
+
+
+def has_system_functions(tree: exp.Expression) -> bool:
+    return any(_is_system_function(node) for node in tree.find_all(exp.Anonymous))
+
+
 def system_functions(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:
     """Replaces SYSTEM$CLUSTERING_INFORMATION('t' [, '(cols)']) and SYSTEM$CLUSTERING_DEPTH with
-    their values: they read table metadata, not rows."""
+    their values: they read table metadata, not rows. Changes `tree` in place."""
 
     def replace(node: exp.Expression) -> exp.Expression:
-        if not isinstance(node, exp.Anonymous):
+        if not _is_system_function(node):
             return node
         name = node.name.upper()
-        if name not in ("SYSTEM$CLUSTERING_INFORMATION", "SYSTEM$CLUSTERING_DEPTH"):
-            return node
         args = node.expressions
         if not args or not all(isinstance(a, exp.Literal) and a.is_string for a in args):
             raise SqlCompilationError(f"{name} takes a table name and an optional column list.")
@@ -167,4 +176,4 @@ def system_functions(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> e
             return exp.Literal.number(json.loads(info)["average_depth"])
         return exp.Literal.string(info)
 
-    return tree.transform(replace)
+    return tree.transform(replace, copy=False)

@@ -180,7 +180,7 @@ class Engine:
             text = statement.text  # one statement of several: its own text, as sqlglot writes it
         text = catalog_statements.redact(text)  # credentials of volumes and integrations
         tree = history.last_query_ids(statement.tree, self.history, session)
-        tree = history.table_sources(tree if tree is not statement.tree else tree.copy(), session.database)
+        tree = history.table_sources(tree, session.database, copy=tree is statement.tree)
         statement = Statement(tree, statement.source)
 
         def run() -> QueryResult:

@@ -239,9 +239,14 @@ def _kwargs(func: exp.Anonymous, allowed: tuple[str, ...]) -> dict[str, exp.Expr
     return found
 
 
-def table_sources(tree: exp.Expression, database: str | None) -> exp.Expression:
+def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = False) -> exp.Expression:
     """TABLE(RESULT_SCAN('id')) and TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(...)) -> references to
-    tables the engine builds (see `build`), so the rest of the query runs on DataFusion."""
+    tables the engine builds (see `build`), so the rest of the query runs on DataFusion. With
+    `copy`, a tree that has such sources is copied first (a tree without is returned as it is)."""
+    if not any(_call(node.this) for node in tree.find_all(exp.TableFromRows)):
+        return tree
+    if copy:
+        tree = tree.copy()
     for node in list(tree.find_all(exp.TableFromRows)):
         call = _call(node.this)
         if call is None:

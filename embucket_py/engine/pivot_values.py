@@ -50,6 +50,10 @@ def _listing_query(holder: exp.Expression, field: exp.In) -> exp.Expression | No
     return query
 
 
+def has_pivots(tree: exp.Expression) -> bool:
+    return any(n.args.get("pivots") for n in tree.find_all(exp.Table, exp.Subquery))
+
+
 def resolve_pivot_values(tree: exp.Expression, run: RunQuery) -> exp.Expression:
     """Replaces each PIVOT's `ANY` or subquery value list by the values it yields (NULL excluded)."""
     for holder in [n for n in tree.find_all(exp.Table, exp.Subquery) if n.args.get("pivots")]:
