@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import AsyncIterator, Iterator
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from embucket_py.errors import ResultExpired, SnowflakeError
 from embucket_py.server.limits import timeout_seconds
@@ -156,4 +157,19 @@ async def chunk(request: Request) -> Response:
         return Response(status_code=404)
     # Arrow chunks are serialized now, on a worker thread (pyarrow releases the GIL meanwhile).
     body = await run_in_threadpool(lambda: record.result.chunks[index].body)  # type: ignore[union-attr]
-    return Response(body, media_type="application/octet-stream")
+    # Sent in slices: the event loop's transport keeps what the socket did not take in one
+    # bytearray and moves the rest down after every send (Python 3.11), which for 16 MB handed
+    # over at once cost ~35 ms of memmove per chunk; a slice at a time waits for the socket.
+    view = memoryview(body)
+    slices = (view[i : i + SEND_SLICE] for i in range(0, len(view), SEND_SLICE))
+    return StreamingResponse(
+        _aiter(slices), media_type="application/octet-stream", headers={"content-length": str(len(view))}
+    )
+
+
+SEND_SLICE = 1 << 20
+
+
+async def _aiter(items: Iterator[memoryview]) -> AsyncIterator[memoryview]:
+    for item in items:
+        yield item
