@@ -1,8 +1,10 @@
 """Durable query history: one metastore row per statement, and a bounded store of result copies.
 
 Rows back INFORMATION_SCHEMA.QUERY_HISTORY(), QUERY_HISTORY_BY_SESSION() and the statement
-times AT | BEFORE(STATEMENT => id) falls back on. Result copies are Arrow IPC files (one per
-query id) that RESULT_SCAN reads after the server's in-memory result is gone, or after a restart.
+times AT | BEFORE(STATEMENT => id) falls back on. Result copies (Arrow IPC streams, one per query
+id) are what RESULT_SCAN reads after the server's in-memory result is gone, or after a restart:
+small ones are metastore rows written with the batch's history rows (a file per statement cost
+more than the statement itself for SELECT 1), larger ones are files.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import atexit
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -50,7 +53,18 @@ history_table = sa.Table(
     sa.Column("transaction_id", sa.BigInteger),
 )
 
-# Result copies kept on disk, newest first; older ones are deleted beyond these bounds.
+# Result copies up to this size (IPC bytes) are kept in the metastore, the larger ones on disk.
+MAX_ROW_COPY_BYTES = 64 << 10
+copies_table = sa.Table(
+    "embucket_result_copies",
+    _meta,
+    sa.Column("query_id", sa.String(64), primary_key=True),
+    sa.Column("saved_ms", sa.BigInteger, nullable=False, index=True),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)
+
+# Result copies kept on disk (and in the metastore, each), newest first; older ones are deleted
+# beyond these bounds.
 MAX_RESULT_FILES = 1000
 MAX_RESULT_BYTES = 1 << 30
 # The listing of result copies is read again after this many saves.
@@ -107,6 +121,7 @@ class QueryHistory:
         self._flushing = 0  # readers waiting in flush()
         self._recorded: OrderedDict[str, None] = OrderedDict()  # ids this writer inserted lately
         self._saves = 0
+        self._row_saves = 0  # copies inserted since the last trim of the metastore's copies
 
     def started(self, q: QueryStart) -> None:
         row = {
@@ -272,12 +287,21 @@ class QueryHistory:
                 self._write_rows(starts, finishes, updates, trust_new_ids=True)
             except sa.exc.IntegrityError:  # an id recorded long ago started again: ask the table
                 self._write_rows(starts, finishes, updates, trust_new_ids=False)
+        rows: list[dict[str, object]] = []
         for write in batch:
-            if write.result is not None:
-                try:
-                    self._write_result(write.query_id, write.result)
-                except (OSError, pa.ArrowException) as e:  # a missing copy only limits RESULT_SCAN later
-                    log.warning("could not keep the result of %s: %s", write.query_id, e)
+            if write.result is None:
+                continue
+            try:
+                data = _ipc(write.result)
+                if len(data) <= MAX_ROW_COPY_BYTES:
+                    now = int(time.time() * 1000)
+                    rows.append({"query_id": write.query_id, "saved_ms": now, "data": data})
+                else:
+                    self._write_result(write.query_id, data)
+            except (OSError, pa.ArrowException) as e:  # a missing copy only limits RESULT_SCAN later
+                log.warning("could not keep the result of %s: %s", write.query_id, e)
+        if rows:
+            self._write_result_rows(rows)
 
     def _write_rows(
         self,
@@ -324,19 +348,40 @@ class QueryHistory:
             unwritten = self._unwritten.get(query_id)
         if unwritten is not None:
             return unwritten
+        with self.engine.connect() as conn:
+            query = sa.select(copies_table.c.data).where(copies_table.c.query_id == query_id)
+            data = conn.execute(query).scalar_one_or_none()
+        if data is not None:
+            return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
         path = self.result_path(query_id)
         if not path.exists():
             return None
         with pa.OSFile(str(path), "rb") as source:
             return pa.ipc.open_stream(source).read_all()
 
-    def _write_result(self, query_id: str, table: pa.Table) -> None:
-        """Writes one copy atomically, then trims old copies."""
+    def _write_result_rows(self, rows: list[dict[str, object]]) -> None:
+        """Inserts small copies in one transaction; now and then drops those beyond the count."""
+        with self.engine.begin() as conn:
+            conn.execute(copies_table.insert(), rows)
+            self._row_saves += len(rows)
+            if self._row_saves >= RESCAN_EVERY:
+                self._row_saves = 0
+                newest = (
+                    sa.select(copies_table.c.saved_ms)
+                    .order_by(copies_table.c.saved_ms.desc())
+                    .limit(1)
+                    .offset(MAX_RESULT_FILES)
+                    .scalar_subquery()
+                )
+                conn.execute(copies_table.delete().where(copies_table.c.saved_ms <= newest))
+
+    def _write_result(self, query_id: str, data: pa.Buffer) -> None:
+        """Writes one copy file atomically, then trims old copies."""
         self.results_dir.mkdir(parents=True, exist_ok=True)
         path = self.result_path(query_id)
         partial = path.with_suffix(".partial")
-        with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
+        with pa.OSFile(str(partial), "wb") as sink:
+            sink.write(data)
         partial.replace(path)
         files = self._known_files()
         files.pop(path, None)
@@ -379,6 +424,13 @@ class _Write:
 
 
 _EMPTY_ROW: dict[str, object] = {c.name: None for c in history_table.columns}
+
+
+def _ipc(table: pa.Table) -> pa.Buffer:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
 
 
 def _existing(conn: sa.Connection, query_ids: list[str]) -> set[str]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
+from embucket_py.catalog import history as history_module
 from embucket_py.catalog.history import QueryHistory, QueryStart
 from embucket_py.catalog.metastore import Metastore
 
@@ -48,15 +51,36 @@ def test_a_rerun_under_the_same_id_keeps_the_first_text_and_takes_the_last_end(t
     history.close()
 
 
-def test_a_result_copy_is_readable_at_once_and_on_disk_after_close(tmp_path: Path) -> None:
+def test_a_result_copy_is_readable_at_once_and_kept_after_close(tmp_path: Path) -> None:
     history = _history(tmp_path)
     table = pa.table({"x": [1, 2, 3]})
+    large = pa.table({"x": pa.array(range(100_000), pa.int64())})  # 800 KB: a file, not a row
     history.save_result("r", table)
+    history.save_result("large", large)
     assert history.load_result("r") == table
     history.close()
-    assert history.result_path("r").exists()
+    assert not history.result_path("r").exists()  # small copies live in the metastore
+    assert history.result_path("large").exists()
     reopened = _history(tmp_path)
     assert reopened.load_result("r") == table
+    assert reopened.load_result("large") == large
+    assert reopened.load_result("unknown") is None
     # After close, writes happen in the caller's thread.
     _start(history, "late", "SELECT 1", 9)
     assert [r["query_id"] for r in reopened.rows(session_id=7)] == ["late"]
+
+
+def test_small_copies_beyond_the_bound_are_dropped_oldest_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history_module, "MAX_RESULT_FILES", 5)
+    monkeypatch.setattr(history_module, "RESCAN_EVERY", 3)
+    history = _history(tmp_path)
+    for i in range(12):
+        history.save_result(f"r{i}", pa.table({"x": [i]}))
+        history.flush()  # one batch each: every copy gets its own time
+        time.sleep(0.002)
+    kept = [i for i in range(12) if history.load_result(f"r{i}") is not None]
+    assert kept[-1] == 11 and 5 <= len(kept) < 12
+    assert kept == list(range(12 - len(kept), 12))  # the newest ones, no gaps
+    history.close()
