@@ -35,6 +35,7 @@ from embucket_py.catalog.views import Views
 from embucket_py.errors import (
     InvalidIdentifier,
     ObjectAlreadyExists,
+    ObjectNotFound,
     SnowflakeError,
     TableUnreadable,
     Unsupported,
@@ -140,6 +141,14 @@ class Tables:
         except OSError as e:
             first = str(e).split("\n")[0]
             raise TableUnreadable(f"Iceberg metadata of table '{ref}' cannot be read: {first}") from None
+
+    def find(self, ref: TableName) -> Table | None:
+        """The table, or None when it (or its schema or database) does not exist: one lookup
+        where `exists` and then `load` make four."""
+        try:
+            return self.load(ref)
+        except ObjectNotFound:
+            return None
 
     def exists(self, ref: TableName) -> bool:
         if not self.metastore.schema_exists(ref.database, ref.schema):

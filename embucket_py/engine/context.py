@@ -121,9 +121,10 @@ class ContextPool:
 
     def give_back(self, ctx: SessionContext) -> None:
         try:
-            schema = ctx.catalog().schema()
-            for name in schema.names():
-                ctx.deregister_table(name)
+            if getattr(ctx, "registered", True):
+                for name in ctx.catalog().schema().names():
+                    ctx.deregister_table(name)
+                ctx.registered = False  # type: ignore[attr-defined]
             if getattr(ctx, "narrowed", False):
                 ctx.sql(f"SET datafusion.execution.target_partitions = {_TARGET_PARTITIONS}")
                 ctx.narrowed = False  # type: ignore[attr-defined]
@@ -284,6 +285,7 @@ def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], s
     """Registers each table reference of a query at the snapshot it asks for; what they hold is
     counted in the context's `scan_stats`."""
     ctx.scan_stats = ScanStats()  # type: ignore[attr-defined]
+    ctx.registered = bool(uses)  # type: ignore[attr-defined]  # the pool clears what was registered
     loaded: dict[TableName, Table] = {}  # a table referenced twice is loaded once
     stored = [_stored_table(tables, use, sql_ctx, loaded) for use in uses]
     small = sum(Tables.size(found[0])[1] for found in stored if found is not None) <= SMALL_SCAN_BYTES

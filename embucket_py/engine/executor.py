@@ -151,10 +151,10 @@ class Engine:
         def lookup(parts: list[str]) -> dict[str, str] | None:
             key = tuple(parts)
             if key not in seen:
-                ref = TableName(*parts)
-                seen[key] = None
-                if tables.exists(ref):
-                    seen[key] = {c.name: kind_text(c.type) for c in Tables.columns(tables.load(ref))}
+                table = tables.find(TableName(*parts))
+                seen[key] = (
+                    None if table is None else {c.name: kind_text(c.type) for c in Tables.columns(table)}
+                )
             return seen[key]
 
         return lookup

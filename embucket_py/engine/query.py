@@ -69,10 +69,8 @@ def translate(
 
 def column_names(tables: Tables, parts: list[str]) -> list[str] | None:
     """Snowflake column names of a stored table; None when there is no such table."""
-    ref = TableName(*parts)
-    if not tables.exists(ref):
-        return None
-    return [c.name for c in Tables.columns(tables.load(ref))]
+    table = tables.find(TableName(*parts))
+    return None if table is None else [c.name for c in Tables.columns(table)]
 
 
 def plan(
