@@ -23,6 +23,7 @@ import threading
 import uuid
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -80,15 +81,15 @@ def no_huge_pages() -> None:
 _PR_SET_THP_DISABLE = 41
 
 
-def new_context() -> SessionContext:
+def new_context(partitions: int = _TARGET_PARTITIONS) -> SessionContext:
     config = (
         SessionConfig()
-        .with_target_partitions(_TARGET_PARTITIONS)
+        .with_target_partitions(partitions)
         .with_information_schema(False)
         .set("datafusion.execution.parquet.pushdown_filters", "true")
-        # Each statement reads every scanned file's footer afresh (its context caches nothing
-        # across statements); prefetching 512 KiB per footer (the default) cost ~80 ms CPU to
-        # plan 48 lineitem files, 64 KiB ~13 ms (footers are a few KiB; larger ones take a 2nd read).
+        # A context reads a file's footer once (its runtime caches footers); prefetching 512 KiB
+        # per footer (the default) cost ~80 ms CPU to read the footers of 48 lineitem files,
+        # 64 KiB ~13 ms (footers are a few KiB; larger ones take a 2nd read).
         .set("datafusion.execution.parquet.metadata_size_hint", str(64 << 10))
         # Snowflake reads 1.25 as NUMBER(3,2), an exact decimal, never as a float.
         .set("datafusion.sql_parser.parse_float_as_decimal", "true")
@@ -101,18 +102,22 @@ def new_context() -> SessionContext:
 
 
 class ContextPool:
-    """Idle contexts, at most `keep` of them (each holds its footer cache and memory pool)."""
+    """Idle contexts, at most `keep` of each kind (each holds its footer cache and memory pool).
+    Statements that scan little run in one partition (see `register_tables`): they borrow a
+    context made that way, as changing a context's setting costs two statements (~0.5 ms)."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
-        self.idle: list[SessionContext] = []
+        self.idle: dict[bool, list[SessionContext]] = {True: [], False: []}
         self.lock = threading.Lock()
 
-    def borrow(self) -> SessionContext:
+    def borrow(self, one_partition: bool = False) -> SessionContext:
         with self.lock:
-            if self.idle:
-                return self.idle.pop()
-        return new_context()
+            if self.idle[one_partition]:
+                return self.idle[one_partition].pop()
+        ctx = new_context(1 if one_partition else _TARGET_PARTITIONS)
+        ctx.one_partition = one_partition  # type: ignore[attr-defined]
+        return ctx
 
     def lend_for(self, frame: DataFrame, ctx: SessionContext) -> None:
         """`ctx` comes back to the pool once `frame` (which runs on it) is gone."""
@@ -125,18 +130,18 @@ class ContextPool:
                 for name in ctx.catalog().schema().names():
                     ctx.deregister_table(name)
                 ctx.registered = False  # type: ignore[attr-defined]
-            if getattr(ctx, "narrowed", False):
-                ctx.sql(f"SET datafusion.execution.target_partitions = {_TARGET_PARTITIONS}")
-                ctx.narrowed = False  # type: ignore[attr-defined]
         except Exception:  # a context that cannot be reset is dropped, never reused
             return
+        if getattr(ctx, "narrowed", False):  # its setting changed: not what its kind promises
+            return
         with self.lock:
-            if len(self.idle) < self.keep:
-                self.idle.append(ctx)
+            idle = self.idle[getattr(ctx, "one_partition", False)]
+            if len(idle) < self.keep:
+                idle.append(ctx)
 
     def clear(self) -> None:
         with self.lock:
-            self.idle.clear()
+            self.idle = {True: [], False: []}
 
 
 CONTEXTS = ContextPool(keep=2 * _TARGET_PARTITIONS + 2)
@@ -281,17 +286,38 @@ def _scan_bytes(files: ScanFiles) -> int:
     return sum(f.file_size_in_bytes for f in files.files)
 
 
-def register_tables(ctx: SessionContext, tables: Tables, uses: list[TableUse], sql_ctx: SqlContext) -> None:
-    """Registers each table reference of a query at the snapshot it asks for; what they hold is
-    counted in the context's `scan_stats`."""
-    ctx.scan_stats = ScanStats()  # type: ignore[attr-defined]
-    ctx.registered = bool(uses)  # type: ignore[attr-defined]  # the pool clears what was registered
+@dataclass(frozen=True)
+class StoredTables:
+    """The Iceberg table (and version) each table reference reads (None for history and the
+    information schema), and whether the statement scans little (it then runs in one partition:
+    rows come out in the order they were read, as Snowflake returns small results)."""
+
+    tables: list[tuple[Table, Version | None] | None]
+    small: bool
+
+
+def load_tables(tables: Tables, uses: list[TableUse], sql_ctx: SqlContext) -> StoredTables:
     loaded: dict[TableName, Table] = {}  # a table referenced twice is loaded once
     stored = [_stored_table(tables, use, sql_ctx, loaded) for use in uses]
     small = sum(Tables.size(found[0])[1] for found in stored if found is not None) <= SMALL_SCAN_BYTES
-    for use, found in zip(uses, stored, strict=True):
-        _register_one(ctx, tables, use, sql_ctx, found, small)
-    if small:
+    return StoredTables(stored, small)
+
+
+def register_tables(
+    ctx: SessionContext,
+    tables: Tables,
+    uses: list[TableUse],
+    sql_ctx: SqlContext,
+    stored: StoredTables | None = None,
+) -> None:
+    """Registers each table reference of a query at the snapshot it asks for (loaded by
+    `load_tables` unless given); what they hold is counted in the context's `scan_stats`."""
+    stored = stored or load_tables(tables, uses, sql_ctx)
+    ctx.scan_stats = ScanStats()  # type: ignore[attr-defined]
+    ctx.registered = bool(uses)  # type: ignore[attr-defined]  # the pool clears what was registered
+    for use, found in zip(uses, stored.tables, strict=True):
+        _register_one(ctx, tables, use, sql_ctx, found, stored.small)
+    if stored.small and not getattr(ctx, "one_partition", False):
         ctx.sql("SET datafusion.execution.target_partitions = 1")
         ctx.narrowed = True  # type: ignore[attr-defined]
 

@@ -13,7 +13,7 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import scan
 from embucket_py.engine.clustering import has_system_functions, system_functions
-from embucket_py.engine.context import CONTEXTS, register_tables
+from embucket_py.engine.context import CONTEXTS, load_tables, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.pivot_values import has_pivots, resolve_pivot_values
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
@@ -79,9 +79,10 @@ def plan(
     """Plans a query on a pooled DataFusion context (see engine/context.py), which the DataFrame
     keeps until it is gone. Returns the DataFrame and Snowflake names."""
     translation = translate(tables, tree, ctx, source)
-    df_ctx = CONTEXTS.borrow()
+    stored = load_tables(tables, translation.tables, ctx)
+    df_ctx = CONTEXTS.borrow(one_partition=stored.small)
     try:
-        register_tables(df_ctx, tables, translation.tables, ctx)
+        register_tables(df_ctx, tables, translation.tables, ctx, stored)
         frame = df_ctx.sql(translation.sql)
     except SnowflakeError:
         CONTEXTS.give_back(df_ctx)
