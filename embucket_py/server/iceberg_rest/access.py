@@ -21,7 +21,7 @@ from embucket_py import naming
 from embucket_py.catalog.grants import PUBLIC, Grants, Securable
 from embucket_py.engine import access
 from embucket_py.errors import AccessDenied, ObjectNotFound, SnowflakeError
-from embucket_py.server.iceberg_rest.errors import RestError
+from embucket_py.server.iceberg_rest.errors import RestError, bad_request
 from embucket_py.sessions.store import SessionStore
 
 _SNAPSHOT_PRIVILEGES = {"append": "INSERT", "delete": "DELETE", "overwrite": "UPDATE", "replace": "UPDATE"}
@@ -56,8 +56,13 @@ def caller(grants: Grants, user: str, token: str, sessions: SessionStore) -> tup
 
 
 def check(grants: Grants, roles: set[str], route: tuple[str, ...], method: str, call: Any) -> None:
-    """Raises RestError 403/404 when the roles lack what the operation needs."""
-    for need in needs(route, method, call):
+    """Raises RestError 403/404 when the roles lack what the operation needs (400 for a body
+    whose parts are not the objects the operation takes: its handler would refuse it too)."""
+    try:
+        wanted = needs(route, method, call)
+    except (AttributeError, TypeError, KeyError, IndexError):
+        raise bad_request("Malformed request body: an object was expected.") from None
+    for need in wanted:
         try:
             access.require(grants, roles, need)
         except ObjectNotFound as e:
