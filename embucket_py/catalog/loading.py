@@ -21,7 +21,7 @@ from pyiceberg.table import Table
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.typedef import Identifier
 
-MAX_FILES = 1024
+MAX_FILES = 256
 
 
 class MetadataFiles:

@@ -38,10 +38,7 @@ def expand_views(
     lookups made so far (a query naming a table several times asks the metastore once)."""
     found = {} if found is None else found
     for table, parts in views.references(tree, ctx):
-        key = tuple(parts)
-        if key not in found:
-            found[key] = tables.views.get(*parts)
-        view = found[key]
+        view = _view(tables, parts, found)
         if view is None:
             continue
         if depth >= MAX_VIEW_DEPTH:
@@ -51,16 +48,21 @@ def expand_views(
     return tree
 
 
+def _view(tables: Tables, parts: list[str], found: dict[tuple[str, ...], View | None]) -> View | None:
+    key = tuple(parts)
+    if key not in found:
+        found[key] = tables.views.get(*parts)
+    return found[key]
+
+
 def translate(
     tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
 ) -> QueryTranslation:
     """Views inlined, then Snowflake -> DataFusion SQL. The parsed tree may be shared (parse
     cache): it is copied (~5 ms for a TPC-H query) only when a step here changes it."""
     found: dict[tuple[str, ...], View | None] = {}
-    for _, parts in views.references(tree, ctx):
-        if tuple(parts) not in found:
-            found[tuple(parts)] = tables.views.get(*parts)
-    if any(found.values()) or has_system_functions(tree) or has_pivots(tree):
+    has_views = any(_view(tables, parts, found) for _, parts in views.references(tree, ctx))
+    if has_views or has_system_functions(tree) or has_pivots(tree):
         tree = expand_views(tables, tree.copy(), ctx, found=found)
         tree = system_functions(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
