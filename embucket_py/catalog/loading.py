@@ -9,9 +9,6 @@ in memory replaces `table.metadata` with a copy (catalog/tables.py `finish`).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import sqlalchemy as sa
 from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import IcebergTables, SqlCatalog
@@ -21,33 +18,14 @@ from pyiceberg.table import Table
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.typedef import Identifier
 
+from embucket_py.lru import Lru
+
 MAX_FILES = 256
+METADATA_FILES: Lru[TableMetadata] = Lru(MAX_FILES)  # parsed metadata files by location
 
 
-class MetadataFiles:
-    """Parsed metadata files by location, the least recently used dropped beyond `max_files`."""
-
-    def __init__(self, max_files: int = MAX_FILES) -> None:
-        self.max_files = max_files
-        self.kept: OrderedDict[str, TableMetadata] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def read(self, cat: SqlCatalog, location: str) -> TableMetadata:
-        with self.lock:
-            found = self.kept.get(location)
-            if found is not None:
-                self.kept.move_to_end(location)
-                return found
-        io = cat._load_file_io(location=location)
-        metadata = FromInputFile.table_metadata(io.new_input(location))
-        with self.lock:
-            self.kept[location] = metadata
-            while len(self.kept) > self.max_files:
-                self.kept.popitem(last=False)
-        return metadata
-
-
-METADATA_FILES = MetadataFiles()
+def _read(cat: SqlCatalog, location: str) -> TableMetadata:
+    return FromInputFile.table_metadata(cat._load_file_io(location=location).new_input(location))
 
 
 def pointer(cat: SqlCatalog, identifier: Identifier) -> str | None:
@@ -65,7 +43,7 @@ def pointer(cat: SqlCatalog, identifier: Identifier) -> str | None:
 
 def load_at(cat: SqlCatalog, identifier: Identifier, location: str) -> Table:
     """The table at one metadata file (current, or a staged uncommitted version)."""
-    metadata = METADATA_FILES.read(cat, location)
+    metadata = METADATA_FILES.get(location, lambda: _read(cat, location))
     return Table(identifier, metadata, location, cat._load_file_io(metadata.properties, location), cat)
 
 

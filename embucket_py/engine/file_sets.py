@@ -35,6 +35,7 @@ from datafusion.catalog import Table as Provider
 from pyiceberg.table import Table
 
 from embucket_py.catalog.tables import ScanFiles, Tables
+from embucket_py.lru import Lru
 
 # Sets kept; the least recently used beyond this are dropped (folder removed). A statement plans
 # and opens its files within moments of asking for a set, long before hundreds of others evict it.
@@ -108,9 +109,7 @@ class SnapshotFiles:
     """The live data files per (table, snapshot), planned once."""
 
     def __init__(self, max_snapshots: int = MAX_SNAPSHOTS) -> None:
-        self.max_snapshots = max_snapshots
-        self.kept: OrderedDict[tuple[str, int], ScanFiles] = OrderedDict()
-        self.lock = threading.Lock()
+        self.planned: Lru[ScanFiles] = Lru(max_snapshots)
 
     def files(self, table: Table, snapshot_id: int | None = None) -> ScanFiles:
         if snapshot_id is None:
@@ -119,17 +118,7 @@ class SnapshotFiles:
                 return Tables.scan_files(table)
             snapshot_id = current.snapshot_id
         key = (str(table.metadata.table_uuid), snapshot_id)
-        with self.lock:
-            found = self.kept.get(key)
-            if found is not None:
-                self.kept.move_to_end(key)
-                return found
-        planned = Tables.scan_files(table, snapshot_id)
-        with self.lock:
-            self.kept[key] = planned
-            while len(self.kept) > self.max_snapshots:
-                self.kept.popitem(last=False)
-        return planned
+        return self.planned.get(key, lambda: Tables.scan_files(table, snapshot_id))
 
 
 FILE_SETS = FileSets()

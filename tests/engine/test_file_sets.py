@@ -11,6 +11,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 
 from embucket_py.engine.context import new_context
 from embucket_py.engine.file_sets import FileSets, SnapshotFiles
+from embucket_py.lru import Lru
 
 SCHEMA = pa.schema([pa.field("n", pa.int64())])
 
@@ -87,3 +88,16 @@ def test_live_files_are_planned_once_per_snapshot(tmp_path: Path) -> None:
     table.append(pa.table({"n": [2]}, schema=SCHEMA))
     assert len(snapshots.files(table).paths) == 2
     assert snapshots.files(table, first.snapshot_id) is first  # time travel to the older snapshot
+
+
+def test_the_least_recently_used_value_is_dropped_beyond_the_size() -> None:
+    kept: Lru[str] = Lru(2)
+    made: list[str] = []
+
+    def make(key: str) -> str:
+        made.append(key)
+        return key.upper()
+
+    for key in ("a", "b", "a", "c", "a", "b"):  # "b" is the least recently used when "c" comes
+        assert kept.get(key, lambda key=key: make(key)) == key.upper()
+    assert made == ["a", "b", "c", "b"]
