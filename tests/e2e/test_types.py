@@ -7,6 +7,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from snowflake.connector.errors import NotSupportedError
 
@@ -108,9 +109,30 @@ def test_fetch_arrow_all_gives_arrow_columns(cur: Any) -> None:
     table = cur.execute("SELECT n, p, s, d FROM types ORDER BY n NULLS LAST").fetch_arrow_all()
     assert table.column_names == ["N", "P", "S", "D"]
     assert table.column("N").to_pylist() == [42, None]
-    assert table.column("P").to_pylist() == [Decimal("-1234.50"), None]
+    # As from Snowflake: NUMBER(p,s) with s > 0 arrives as float64 unless the connection asks for
+    # decimals (arrow_number_to_decimal); NUMBER(p,0) as the integer type its values need.
+    assert table.schema.field("P").type == pa.float64()
+    assert table.column("P").to_pylist() == [-1234.5, None]
+    assert pa.types.is_integer(table.schema.field("N").type)
     assert table.column("S").to_pylist() == ["héllo", None]
     assert table.column("D").to_pylist() == [dt.date(2024, 1, 31), None]
+
+
+def test_arrow_number_to_decimal_gives_exact_decimals(server: Server, database: str) -> None:
+    with server.connect(database=database, schema="PUBLIC", arrow_number_to_decimal=True) as conn:
+        cur = conn.cursor()
+        cur.execute("CREATE TABLE prices (p NUMBER(15,2))")
+        cur.execute("INSERT INTO prices VALUES (-1234.56), (0.01)")
+        sql = "SELECT p, 12345678901234567890123::NUMBER(38,0) AS big FROM prices ORDER BY p"
+        table = cur.execute(sql).fetch_arrow_all()
+        assert pa.types.is_decimal(table.schema.field("P").type)
+        assert table.schema.field("P").type.scale == 2
+        assert table.column("P").to_pylist() == [Decimal("-1234.56"), Decimal("0.01")]
+        assert table.column("BIG").to_pylist() == [Decimal("12345678901234567890123")] * 2
+        assert cur.execute("SELECT p FROM prices ORDER BY p").fetchall() == [
+            (Decimal("-1234.56"),),
+            (Decimal("0.01"),),
+        ]
 
 
 def test_expressions_have_snowflake_types(typed: Any) -> None:

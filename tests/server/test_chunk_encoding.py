@@ -1,13 +1,18 @@
-"""Arrow result chunks: sized when the statement ends, serialized when downloaded."""
+"""Arrow result chunks: sized when the statement ends, serialized when downloaded; numbers in
+Snowflake's integer carriers."""
 
 from __future__ import annotations
 
 import base64
+from decimal import Decimal
+from typing import Any
 
 import pyarrow as pa
+import pytest
 
-from embucket_py.engine.result import QueryResult, StatementType, columns_of
+from embucket_py.engine.result import QueryResult, ResultColumn, StatementType, columns_of
 from embucket_py.server.snowflake import encoding
+from embucket_py.types import SfType
 
 
 def _result(rows: int) -> QueryResult:
@@ -41,3 +46,65 @@ def test_json_chunks_keep_their_text() -> None:
         assert isinstance(chunk.body, bytes)
         assert len(chunk.body) == chunk.size
         assert chunk.body.startswith(b'["')
+
+
+def _fixed(values: pa.Array, precision: int, scale: int) -> QueryResult:
+    batches = pa.table({"v": values}).to_batches(max_chunksize=8192)
+    return QueryResult([ResultColumn("V", SfType("FIXED", precision, scale))], batches, StatementType.SELECT)
+
+
+def _decoded(encoded: encoding.EncodedResult) -> pa.Table:
+    tables = [pa.ipc.open_stream(pa.py_buffer(base64.b64decode(encoded.data["rowsetBase64"]))).read_all()]
+    tables += [pa.ipc.open_stream(pa.py_buffer(bytes(c.body))).read_all() for c in encoded.chunks]
+    assert len({t.schema for t in tables}) == 1  # clients read every chunk with the first's schema
+    return pa.concat_tables(tables)
+
+
+@pytest.mark.parametrize(
+    ("values", "carrier"),
+    [
+        ([0, 127, -128, None], pa.int8()),
+        ([0, 128], pa.int16()),
+        ([-(1 << 15) - 1, 5], pa.int32()),
+        ([1 << 31], pa.int64()),
+        ([None, None], pa.int8()),
+    ],
+)
+def test_numbers_travel_in_the_smallest_integer_holding_them(values: list[Any], carrier: pa.DataType) -> None:
+    table = _decoded(encoding.encode_arrow(_fixed(pa.array(values, pa.int64()), 38, 0), "UTC"))
+    assert table.schema.field("V").type == carrier
+    assert table.column("V").to_pylist() == values
+
+
+def test_decimals_travel_as_unscaled_integers_unless_too_wide() -> None:
+    prices = pa.array([Decimal("-1234.50"), None, Decimal("99999.99")], pa.decimal128(15, 2))
+    table = _decoded(encoding.encode_arrow(_fixed(prices, 15, 2), "UTC"))
+    field = table.schema.field("V")
+    assert field.type == pa.int32()
+    assert (field.metadata[b"precision"], field.metadata[b"scale"]) == (b"15", b"2")
+    assert table.column("V").to_pylist() == [-123450, None, 9999999]
+    wide = pa.array([Decimal(10**20), Decimal(1)], pa.decimal128(38, 0))
+    table = _decoded(encoding.encode_arrow(_fixed(wide, 38, 0), "UTC"))
+    assert table.schema.field("V").type == pa.decimal128(38, 0)
+    assert table.column("V").to_pylist() == [Decimal(10**20), Decimal(1)]
+
+
+def test_one_carrier_for_the_whole_result() -> None:
+    # Small values first, large ones only in a later chunk: every part uses the wide carrier.
+    values = pa.array([*range(3_000_000), 1 << 40], pa.int64())
+    encoded = encoding.encode_arrow(_fixed(values, 38, 0), "UTC")
+    assert len(encoded.chunks) >= 2
+    table = _decoded(encoded)
+    assert table.schema.field("V").type == pa.int64()
+    assert table.column("V")[-1].as_py() == 1 << 40
+
+
+def test_one_large_batch_is_sliced_into_parts() -> None:
+    n = pa.array(range(5_000_000), pa.int64())
+    result = QueryResult(columns_of(pa.schema([("n", pa.int64())]), ["N"]), [pa.record_batch([n], ["n"])])
+    encoded = encoding.encode_arrow(result, "UTC")
+    inline = pa.ipc.open_stream(pa.py_buffer(base64.b64decode(encoded.data["rowsetBase64"]))).read_all()
+    assert inline.num_rows == encoding.INLINE_ROWS
+    assert len(encoded.chunks) >= 2
+    assert all(c.size <= encoding.CHUNK_BYTES + 4096 for c in encoded.chunks)
+    assert _decoded(encoded).column("N").to_pylist() == list(range(5_000_000))

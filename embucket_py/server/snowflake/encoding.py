@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -224,6 +225,50 @@ class WireBatches:
         return [rowtype_entry(c, t) for c, t in zip(self.columns, self.types, strict=True)]
 
 
+# --- integer carriers --------------------------------------------------------------------------
+
+# Snowflake sends NUMBER as the smallest integer holding all of a column's (unscaled) values, and
+# decimal128 only beyond 64 bits; clients widen them again (NUMBER(p,0) to int64, NUMBER(p,s) to
+# float64 or, with arrow_number_to_decimal, decimal128). The wire shrinks by half or more.
+_CARRIERS = [(pa.int8(), 1 << 7), (pa.int16(), 1 << 15), (pa.int32(), 1 << 31)]
+
+
+def _as_int64(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """Unscaled decimal128 values as int64 (viewed at scale 0, the same 16 bytes), or None when
+    one needs more than 64 bits."""
+    t = column.type
+    unscaled = pa.chunked_array([c.view(pa.decimal128(38, 0)) for c in column.chunks], pa.decimal128(38, 0))
+    if t.precision <= 18:  # always fits
+        return pc.cast(unscaled, pa.int64(), safe=False)
+    try:
+        return pc.cast(unscaled, pa.int64())
+    except pa.ArrowInvalid:
+        return None
+
+
+def _narrowed(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """One FIXED column in the smallest integer type that holds all its values."""
+    if pa.types.is_decimal(column.type):
+        ints = _as_int64(column)
+        if ints is None:
+            return column
+        column = ints
+    bounds = pc.min_max(column).as_py()
+    low, high = bounds["min"] or 0, bounds["max"] or 0
+    carrier = next((t for t, limit in _CARRIERS if -limit <= low and high < limit), None)
+    return column if carrier is None else pc.cast(column, carrier, safe=False)
+
+
+def narrow(schema: pa.Schema, batches: list[pa.RecordBatch]) -> tuple[pa.Schema, list[pa.RecordBatch]]:
+    """A result's batches with their FIXED columns in Snowflake's integer carriers."""
+    columns = [pa.chunked_array([b.column(i) for b in batches], f.type) for i, f in enumerate(schema)]
+    for i, f in enumerate(schema):
+        if f.metadata and f.metadata.get(b"logicalType") == b"FIXED":
+            columns[i] = _narrowed(columns[i])
+    schema = pa.schema([f.with_type(c.type) for f, c in zip(schema, columns, strict=True)])
+    return schema, pa.Table.from_arrays(columns, schema=schema).to_batches()
+
+
 # --- Arrow -------------------------------------------------------------------------------------
 
 
@@ -251,36 +296,44 @@ def ipc_buffer(schema: pa.Schema, batches: list[pa.RecordBatch], size: int | Non
 def _group(
     batches: Iterator[pa.RecordBatch], limit_rows: int | None, limit_bytes: int
 ) -> Iterator[list[pa.RecordBatch]]:
-    """Groups batches into parts: the first up to the inline limits, then chunk-sized parts."""
+    """Groups batches into parts: the first up to the inline limits, then chunk-sized parts. A
+    batch larger than the room left is sliced (no copy), by its average row width."""
     part: list[pa.RecordBatch] = []
     rows = size = 0
     for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        part.append(batch)
-        rows += batch.num_rows
-        size += batch.nbytes
-        if size >= limit_bytes or (limit_rows is not None and rows >= limit_rows):
-            yield part
-            part, rows, size = [], 0, 0
-            limit_rows, limit_bytes = None, CHUNK_BYTES
+        while batch.num_rows:
+            width = max(batch.nbytes / batch.num_rows, 1.0)
+            room = min(batch.num_rows, math.ceil((limit_bytes - size) / width))
+            if limit_rows is not None:
+                room = min(room, limit_rows - rows)
+            piece, batch = batch.slice(0, room), batch.slice(room)
+            part.append(piece)
+            rows += room
+            size += round(room * width)
+            if size >= limit_bytes or (limit_rows is not None and rows >= limit_rows):
+                yield part
+                part, rows, size = [], 0, 0
+                limit_rows, limit_bytes = None, CHUNK_BYTES
     if part:
         yield part
 
 
 def encode_arrow(result: QueryResult, timezone: str) -> EncodedResult:
     wire = WireBatches(result, timezone)
-    parts = _group((wire.convert(b) for b in result.batches), INLINE_ROWS, INLINE_BYTES)
+    batches = [b for b in map(wire.convert, result.batches) if b.num_rows]
+    # One carrier per column for the whole result: clients read every chunk with the first's schema.
+    schema, batches = narrow(wire.schema, batches) if batches else (wire.schema, batches)  # type: ignore[arg-type]
+    parts = _group(iter(batches), INLINE_ROWS, INLINE_BYTES)
     first = next(parts, [])
-    chunks = []
-    for part in parts:
-        size = ipc_size(wire.schema, part)  # type: ignore[arg-type]
-        chunks.append(Chunk(sum(b.num_rows for b in part), size, batches=part, schema=wire.schema))
+    chunks = [
+        Chunk(sum(b.num_rows for b in part), ipc_size(schema, part), batches=part, schema=schema)  # type: ignore[arg-type]
+        for part in parts
+    ]
     first_rows = sum(b.num_rows for b in first)
     data: dict[str, Any] = {
         "queryResultFormat": "arrow",
         "rowtype": wire.rowtype(),
-        "rowsetBase64": base64.b64encode(ipc_buffer(wire.schema, first)).decode() if first else "",  # type: ignore[arg-type]
+        "rowsetBase64": base64.b64encode(ipc_buffer(schema, first)).decode() if first else "",  # type: ignore[arg-type]
         "total": first_rows + sum(c.row_count for c in chunks),
         "returned": first_rows + sum(c.row_count for c in chunks),
     }
