@@ -15,8 +15,10 @@ import pyarrow as pa
 import sqlglot
 from datafusion import SessionConfig, SessionContext
 from pyiceberg.catalog.rest import RestCatalog
+from sqlglot import exp
 
-from embucket_py.engine.context import no_huge_pages
+from embucket_py.engine.context import TUNED_SETTINGS, no_huge_pages
+from embucket_py.engine.query import is_lookup
 
 
 @dataclass(frozen=True)
@@ -75,16 +77,24 @@ class RawDataFusion:
     """DataFusion over the tables' Parquet files, the engine's own limit."""
 
     def __init__(self, folders: dict[str, Path]) -> None:
-        no_huge_pages()  # as the server runs DataFusion: the ratio is the server's own overhead
-        config = SessionConfig().with_target_partitions(os.cpu_count() or 1)
-        config = config.set("datafusion.execution.parquet.pushdown_filters", "true")
-        self.ctx = SessionContext(config)
-        for name, folder in folders.items():
-            self.ctx.register_parquet(name, str(folder))
+        # Set up as the server runs DataFusion (huge pages off, the same settings, filters in the
+        # scan for lookups only): the ratio is the server's own overhead.
+        no_huge_pages()
+        self.contexts = {}
+        for filter_in_scan in (True, False):
+            config = SessionConfig().with_target_partitions(os.cpu_count() or 1)
+            config = config.set("datafusion.execution.parquet.pushdown_filters", str(filter_in_scan).lower())
+            for key, value in TUNED_SETTINGS.items():
+                config = config.set(key, value)
+            ctx = self.contexts[filter_in_scan] = SessionContext(config)
+            for name, folder in folders.items():
+                ctx.register_parquet(name, str(folder))
+        self.ctx = self.contexts[False]
 
     def query(self, snowflake_sql: str) -> pa.Table:
-        sql = sqlglot.transpile(snowflake_sql, read="snowflake", write="postgres")[0]
-        return self.ctx.sql(sql).to_arrow_table()
+        tree = sqlglot.parse_one(snowflake_sql, read="snowflake")
+        lookup = is_lookup(tree, len(list(tree.find_all(exp.Table))))
+        return self.contexts[lookup].sql(tree.sql("postgres")).to_arrow_table()
 
 
 class DuckDB:

@@ -47,9 +47,10 @@ class FileSets:
     def __init__(self, max_sets: int = MAX_SETS) -> None:
         self.max_sets = max_sets
         self.root: str | None = None
-        self.holder: SessionContext | None = None  # the context the providers were made in
+        # The contexts providers are made in, by whether their scans filter while decoding.
+        self.holders: dict[bool, SessionContext] = {}
         self.folders: OrderedDict[str, str] = OrderedDict()
-        self.providers: dict[tuple[str, pa.Schema], Provider] = {}
+        self.providers: dict[tuple[str, pa.Schema, bool], Provider] = {}
         self.lock = threading.Lock()
 
     def folder(self, paths: list[str]) -> str:
@@ -59,22 +60,26 @@ class FileSets:
             return self._folder(key, paths)
 
     def provider(
-        self, paths: list[str], schema: pa.Schema, new_context: Callable[[], SessionContext]
+        self,
+        paths: list[str],
+        schema: pa.Schema,
+        new_context: Callable[..., SessionContext],
+        filter_in_scan: bool = True,
     ) -> Provider:
         """A listing table over exactly `paths` read as `schema`, shared by every statement.
-        `new_context` makes the (one) context providers are created in, with the engine's settings
-        (the Parquet reader options are taken from it)."""
+        `new_context(filter_in_scan=...)` makes the context providers are created in, with the
+        engine's settings (the Parquet reader options are taken from it, not the statement's)."""
         key = _key(paths)
         with self.lock:
-            found = self.providers.get((key, schema))
+            found = self.providers.get((key, schema, filter_in_scan))
             if found is not None:
                 self.folders.move_to_end(key)
                 return found
             folder = self._folder(key, paths)
-            if self.holder is None:
-                self.holder = new_context()
-            made = self.holder.read_parquet(folder, schema=schema).into_view()
-            self.providers[(key, schema)] = made
+            if filter_in_scan not in self.holders:
+                self.holders[filter_in_scan] = new_context(filter_in_scan=filter_in_scan)
+            made = self.holders[filter_in_scan].read_parquet(folder, schema=schema).into_view()
+            self.providers[(key, schema, filter_in_scan)] = made
             return made
 
     def _folder(self, key: str, paths: list[str]) -> str:

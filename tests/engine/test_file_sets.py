@@ -101,3 +101,14 @@ def test_the_least_recently_used_value_is_dropped_beyond_the_size() -> None:
     for key in ("a", "b", "a", "c", "a", "b"):  # "b" is the least recently used when "c" comes
         assert kept.get(key, lambda key=key: make(key)) == key.upper()
     assert made == ["a", "b", "c", "b"]
+
+
+def test_scans_that_filter_while_decoding_get_providers_of_their_own(tmp_path: Path) -> None:
+    # The Parquet reader options come from the context a provider is made in, not the statement's.
+    paths = _files(tmp_path, 2)
+    sets = FileSets()
+    lookup = sets.provider(paths, SCHEMA, new_context, filter_in_scan=True)
+    analytic = sets.provider(paths, SCHEMA, new_context, filter_in_scan=False)
+    assert lookup is not analytic
+    assert sets.provider(paths, SCHEMA, new_context, filter_in_scan=False) is analytic
+    assert sets.holders[True].filter_in_scan and not sets.holders[False].filter_in_scan  # type: ignore[attr-defined]
