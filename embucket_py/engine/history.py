@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.history import QueryHistory, QueryStart, millis_to_datetime
-from embucket_py.engine.result import QueryResult, StatementType
+from embucket_py.engine.result import QueryResult, StatementType, plain_schema, without_views
 from embucket_py.errors import SnowflakeError, SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.types import MAX_VARCHAR, NUMBER_38_0, SfType, arrow_field
@@ -144,7 +144,9 @@ def _save(history: QueryHistory, query_id: str, result: QueryResult, batches: li
     if schema is None:
         schema = pa.schema([arrow_field(naming.stored(c.name), c.type, c.nullable) for c in result.columns])
     try:
-        table = pa.Table.from_batches([b.rename_columns(schema.names) for b in batches], schema=schema)
+        # Without views: a lookup's one row would otherwise keep (and write) whole Parquet pages.
+        plain = [without_views(b.rename_columns(schema.names)) for b in batches]
+        table = pa.Table.from_batches(plain, schema=plain_schema(schema))
         history.save_result(query_id, table)
     except (OSError, pa.ArrowException) as e:  # a missing copy only limits RESULT_SCAN later
         log.warning("could not keep the result of %s: %s", query_id, e)

@@ -62,6 +62,21 @@ class QueryResult:
         return 0x3000 <= self.statement_type < 0x4000
 
 
+_PLAIN = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}
+
+
+def plain_schema(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_type(_PLAIN.get(f.type, f.type)) for f in schema], metadata=schema.metadata)
+
+
+def without_views(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """View columns (DataFusion's string_view) as plain strings and binaries: what file writers
+    take, holding only the bytes its rows use (a filtered batch's views keep whole pages)."""
+    if not any(f.type in _PLAIN for f in batch.schema):
+        return batch
+    return batch.cast(plain_schema(batch.schema))
+
+
 def columns_of(schema: pa.Schema, names: list[str] | None = None) -> list[ResultColumn]:
     names = names or schema.names
     return [

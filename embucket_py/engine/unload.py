@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import Tables
 from embucket_py.engine.query import collect, plan, stream
-from embucket_py.engine.result import QueryResult, StatementType, constant
+from embucket_py.engine.result import QueryResult, StatementType, constant, without_views
 from embucket_py.engine.stages import NUMBER, StageResolver
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
@@ -44,15 +44,6 @@ class _Counter(io.RawIOBase):
         self.target.write(bytes(data))
         self.count += len(data)
         return len(data)
-
-
-def _plain(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """View types (DataFusion's string_view) as plain types the writers know."""
-    plain = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}
-    if not any(f.type in plain for f in batch.schema):
-        return batch
-    schema = pa.schema([f.with_type(plain.get(f.type, f.type)) for f in batch.schema])
-    return batch.cast(schema)
 
 
 class _FileWriter:
@@ -181,7 +172,7 @@ def _write(
     current: _FileWriter | None = None
     base = "/".join(p for p in (directory, sub) if p)
     for batch in batches:
-        batch = _plain(batch)
+        batch = without_views(batch)
         batch = pa.RecordBatch.from_arrays(batch.columns, names=names)
         if current is None or (not single and current.size >= max_size):
             if current is not None:
