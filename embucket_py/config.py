@@ -61,6 +61,10 @@ class Settings:
         metadata={"help": "seconds a query-request waits for its statement before the client polls"},
     )
     result_ttl: int = field(default=86400, metadata={"help": "seconds results stay downloadable"})
+    result_memory_mb: int = field(
+        default=1024,
+        metadata={"help": "memory downloadable results may hold; older ones move to disk beyond it"},
+    )
     workers: int = field(default=8, metadata={"help": "threads that execute statements"})
     query_memory_mb: int = field(
         default=0,

@@ -51,14 +51,19 @@ def _stores(settings: Settings, metastore: Metastore) -> tuple[SessionStore, Que
     if not settings.secret:
         return (
             SessionStore(settings.session_ttl, settings.master_ttl),
-            QueryRegistry(settings.workers, settings.result_ttl),
+            QueryRegistry(settings.workers, settings.result_ttl, **_kept(settings)),
         )
     iceberg_auth.use_secret(settings.secret)
     shared = SharedResults(metastore.engine, settings.secret)
     return (
         PersistedSessionStore(metastore.engine, settings.secret, settings.session_ttl, settings.master_ttl),
-        QueryRegistry(settings.workers, settings.result_ttl, shared),
+        QueryRegistry(settings.workers, settings.result_ttl, shared, **_kept(settings)),
     )
+
+
+def _kept(settings: Settings) -> dict[str, object]:
+    """Where downloadable results beyond their memory budget go (under the spill folder)."""
+    return {"max_result_mb": settings.result_memory_mb, "spill_dir": str(settings.data_path / "spill")}
 
 
 def default_parameters(settings: Settings) -> dict[str, object]:

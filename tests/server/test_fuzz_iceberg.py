@@ -156,12 +156,14 @@ def test_every_operation(
         ("/v1/embucket/views/rename", {"source": {"namespace": ["public"], "name": "v"}, "destination": "x"}),
         ("/v1/embucket/transactions/commit", {"table-changes": [1]}),
         ("/v1/embucket/namespaces/public/tables/t", {"requirements": ["assert-create"]}),
+        ("/v1/embucket/namespaces/public/properties", {"updates": [None]}),
+        ("/v1/embucket/namespaces/public/properties", {"removals": {"a": 1}}),
     ],
 )
 def test_a_body_of_the_wrong_shape_is_a_bad_request(
     client: TestClient, token: str, path: str, body: dict[str, Any]
 ) -> None:
-    # Found by the fuzzer: the access check read these parts as objects and failed with 500.
+    # Found by the fuzzer: the access check and handlers read these parts as objects (500).
     response = client.post("/iceberg" + path, json=body, headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 400, response.text
     assert response.json()["error"]["type"] == "BadRequestException"

@@ -123,9 +123,12 @@ def drop_namespace(cat: SqlCatalog, namespace: names.Namespace) -> None:
 def update_namespace_properties(
     cat: SqlCatalog, namespace: names.Namespace, body: dict[str, Any]
 ) -> dict[str, Any]:
+    raw_removals, raw_updates = body.get("removals") or [], body.get("updates") or {}
+    if not isinstance(raw_removals, list) or not isinstance(raw_updates, dict):
+        raise bad_request("removals must be a list of keys and updates an object of key-value pairs")
     name = names.existing_namespace(cat, namespace)
-    removals = {str(k) for k in body.get("removals") or ()}
-    updates = {str(k): str(v) for k, v in (body.get("updates") or {}).items()}
+    removals = {str(k) for k in raw_removals}
+    updates = {str(k): str(v) for k, v in raw_updates.items()}
     if removals & updates.keys():
         raise RestError(
             422,

@@ -30,25 +30,41 @@ CHUNK_BYTES = 16 << 20
 @dataclass
 class Chunk:
     """One downloadable part of a result. Arrow chunks keep their batches and are serialized when
-    downloaded (off the statement's path, on the download's thread); JSON chunks keep their text."""
+    downloaded (off the statement's path, on the download's thread), or once moved to disk read
+    from there; JSON chunks keep their text."""
 
     row_count: int
     uncompressed_size: int
     text: bytes | None = None
     batches: list[pa.RecordBatch] | None = None
     schema: pa.Schema | None = None
+    path: str | None = None  # the body's file once moved to disk
+    held: bool = False  # counted in the query registry's memory budget
 
     @property
     def body(self) -> bytes | memoryview:
-        if self.text is not None:
-            return self.text
-        assert self.schema is not None and self.batches is not None
-        return memoryview(ipc_buffer(self.schema, self.batches, self.uncompressed_size))
+        text, batches = self.text, self.batches  # taken once: `spill` may run meanwhile
+        if text is not None:
+            return text
+        if batches is None:
+            assert self.path is not None
+            return memoryview(pa.memory_map(self.path).read_buffer())
+        assert self.schema is not None
+        return memoryview(ipc_buffer(self.schema, batches, self.uncompressed_size))
 
     @property
     def size(self) -> int:
         """Bytes of the body (sent uncompressed: compressed and uncompressed sizes are equal)."""
         return self.uncompressed_size
+
+    def spill(self, path: str) -> None:
+        """Writes the body to `path` and lets the batches or text go."""
+        if self.path is not None:
+            return
+        with open(path, "wb") as f:
+            f.write(self.body)
+        self.path = path
+        self.batches = self.text = None
 
 
 @dataclass

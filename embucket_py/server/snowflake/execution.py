@@ -155,6 +155,7 @@ def _many(
         ids.append(child.id)
         try:
             child.result = _one(state, session, request, statement, parent, child.id)
+            state.queries.hold(child.id, child.result.chunks)
             types.append(str(child.result.data["statementTypeId"]))
         except SnowflakeError as e:
             child.error = e

@@ -7,10 +7,14 @@ the client hears its id, so monitoring never answers NO_DATA for a query it acce
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import tempfile
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,7 +24,7 @@ from embucket_py.errors import QueryCanceled, SnowflakeError
 from embucket_py.server.deadlines import DEADLINES
 from embucket_py.server.limits import QueueFull, StatementTimeout, statement_timeout
 from embucket_py.server.shared_results import SharedResults
-from embucket_py.server.snowflake.encoding import EncodedResult
+from embucket_py.server.snowflake.encoding import Chunk, EncodedResult
 from embucket_py.sessions.session import Session
 
 log = logging.getLogger(__name__)
@@ -93,7 +97,13 @@ class QueryRegistry:
     """Runs statements on a thread pool and keeps their records until they expire."""
 
     def __init__(
-        self, workers: int, result_ttl: int, shared: SharedResults | None = None, max_queued: int = 0
+        self,
+        workers: int,
+        result_ttl: int,
+        shared: SharedResults | None = None,
+        max_queued: int = 0,
+        max_result_mb: int = 1024,
+        spill_dir: str | None = None,
     ) -> None:
         # At most `workers` statements run at once; the others queue (up to `max_queued`, 0: any).
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embucket-query")
@@ -109,6 +119,14 @@ class QueryRegistry:
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._expired_at = float("-inf")
+        # Chunks of finished results held in memory, oldest first; beyond the budget the oldest
+        # move to files (downloads and RESULT_SCAN read them from there until they expire).
+        self.max_result_bytes = max_result_mb << 20
+        # A folder of this process's own (servers may share a data directory).
+        self.spill_dir = os.path.join(spill_dir or tempfile.gettempdir(), f"results-{uuid.uuid4().hex[:12]}")
+        self._held: OrderedDict[str, list[Chunk]] = OrderedDict()
+        self._held_bytes = 0
+        self._spilled: dict[str, list[str]] = {}
         if shared is not None:
             # Abort requests for our statements may reach another server: poll the shared store.
             threading.Thread(target=self._watch_cancels, name="embucket-cancels", daemon=True).start()
@@ -205,8 +223,42 @@ class QueryRegistry:
                     record.result = None
                 record.end = time.time()
                 self._share_finished()
+                if record.result is not None:
+                    self.hold(record.id, record.result.chunks)
 
         record.future = self.pool.submit(run)
+
+    def hold(self, query_id: str, chunks: list[Chunk]) -> None:
+        """Counts a finished result's chunks against the memory budget (oldest to disk beyond it).
+        A chunk is counted once (RESULT_SCAN of a kept result answers with the same chunks)."""
+        with self._lock:
+            chunks = [c for c in chunks if c.path is None and not c.held]
+            if not chunks:
+                return
+            for c in chunks:
+                c.held = True
+            self._held[query_id] = chunks
+            self._held_bytes += sum(c.size for c in chunks)
+            over = []
+            while self._held_bytes > self.max_result_bytes and self._held:
+                old_id, old = self._held.popitem(last=False)
+                self._held_bytes -= sum(c.size for c in old)
+                over.append((old_id, old))
+        for old_id, old in over:
+            self._spill(old_id, old)
+
+    def _spill(self, query_id: str, chunks: list[Chunk]) -> None:
+        paths = []
+        try:
+            os.makedirs(self.spill_dir, exist_ok=True)
+            for i, chunk in enumerate(chunks):
+                path = os.path.join(self.spill_dir, f"{query_id}-{i}")
+                chunk.spill(path)
+                paths.append(path)
+        except OSError:  # a full disk: the result stays in memory rather than being lost
+            log.warning("could not move the result of %s to disk", query_id, exc_info=True)
+        with self._lock:
+            self._spilled[query_id] = paths
 
     async def wait(self, record: QueryRecord, seconds: float) -> bool:
         """Waits (without blocking the loop) until the record is done or the timeout passes."""
@@ -253,13 +305,29 @@ class QueryRegistry:
             self.shared.expire(self.result_ttl)
         with self._lock:
             old = [qid for qid, r in self._records.items() if r.end is not None and r.end < cutoff]
+            files = []
             for qid in old:
                 record = self._records.pop(qid)
                 if record.request_id:
                     self._by_request.pop(record.request_id, None)
+                self._held_bytes -= sum(c.size for c in self._held.pop(qid, []))
+                files += self._spilled.pop(qid, [])
+        _remove(files)
 
     def shutdown(self) -> None:
         self._stopped.set()
         for record in list(self._records.values()):
             record.cancel.set()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            files = [path for paths in self._spilled.values() for path in paths]
+            self._spilled.clear()
+        _remove(files)
+        with contextlib.suppress(OSError):
+            os.rmdir(self.spill_dir)
+
+
+def _remove(paths: list[str]) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.remove(path)
