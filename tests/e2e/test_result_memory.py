@@ -21,8 +21,14 @@ def small_budget(tmp_path: Path) -> Iterator[Server]:
     srv.stop()
 
 
-def _spilled(server: Server) -> list[Path]:
-    return [p for p in (server.data_dir / "spill").glob("results-*/*") if p.is_file()]
+def _spilled(server: Server, wait: float = 0.0) -> list[Path]:
+    """The result files on disk (waiting up to `wait` seconds for some: they are written aside)."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = [p for p in (server.data_dir / "spill").glob("results-*/*") if p.is_file()]
+        if found or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.05)
 
 
 def test_older_results_move_to_disk_and_still_download(small_budget: Server) -> None:
@@ -34,7 +40,7 @@ def test_older_results_move_to_disk_and_still_download(small_budget: Server) -> 
             time.sleep(0.05)
         cur.execute(sql.format(k=1_000_000))
         assert len(cur.fetchall()) == ROWS
-        assert _spilled(small_budget)  # the first result went to disk to make room
+        assert _spilled(small_budget, wait=10)  # the first result went to disk to make room
         cur.get_results_from_sfqid(first)
         rows = cur.fetchall()
         assert sorted(n for n, _ in rows) == list(range(ROWS))

@@ -127,6 +127,7 @@ class QueryRegistry:
         self._held: OrderedDict[str, list[Chunk]] = OrderedDict()
         self._held_bytes = 0
         self._spilled: dict[str, list[str]] = {}
+        self._spiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embucket-results")
         if shared is not None:
             # Abort requests for our statements may reach another server: poll the shared store.
             threading.Thread(target=self._watch_cancels, name="embucket-cancels", daemon=True).start()
@@ -244,8 +245,8 @@ class QueryRegistry:
                 old_id, old = self._held.popitem(last=False)
                 self._held_bytes -= sum(c.size for c in old)
                 over.append((old_id, old))
-        for old_id, old in over:
-            self._spill(old_id, old)
+        for old_id, old in over:  # off the statement's path: its answer does not wait for disk
+            self._spiller.submit(self._spill, old_id, old)
 
     def _spill(self, query_id: str, chunks: list[Chunk]) -> None:
         paths = []
@@ -319,6 +320,7 @@ class QueryRegistry:
         for record in list(self._records.values()):
             record.cancel.set()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self._spiller.shutdown(wait=True, cancel_futures=True)
         with self._lock:
             files = [path for paths in self._spilled.values() for path in paths]
             self._spilled.clear()
