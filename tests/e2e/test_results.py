@@ -51,3 +51,19 @@ def test_result_column_names_follow_snowflake(cur: Any) -> None:
     assert [d.name for d in cur.description] == ["COUNT(*)", "SUM(A)"]
     cur.execute("SELECT * FROM t")
     assert [d.name for d in cur.description] == ["A", "MixedCase"]
+
+
+def test_numbers_of_a_large_result_into_arrow(cur: Any) -> None:
+    # Many engine batches per chunk, integers and decimals in their narrow carriers: the table
+    # reader checks each chunk's stream to its last byte.
+    cur.execute(
+        "CREATE TABLE nums AS SELECT seq4() AS n, (seq4() % 100000) / 100 :: NUMBER(12, 2) AS price "
+        "FROM TABLE(GENERATOR(ROWCOUNT => 1000000))"
+    )
+    table = cur.execute("SELECT n, price, n % 7 AS small FROM nums WHERE n % 3 <> 1").fetch_arrow_all()
+    assert table.num_rows == 666_667
+    table = table.sort_by("N")
+    n = table.column("N").to_pylist()
+    assert n == [i for i in range(1_000_000) if i % 3 != 1]
+    assert table.column("SMALL").to_pylist() == [i % 7 for i in n]
+    assert table.column("PRICE").to_pylist()[:3] == [0.0, 0.02, 0.03]

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from embucket_py.engine.result import QueryResult, ResultColumn, StatementType, columns_of
@@ -55,7 +56,10 @@ def _fixed(values: pa.Array, precision: int, scale: int) -> QueryResult:
 
 def _decoded(encoded: encoding.EncodedResult) -> pa.Table:
     tables = [pa.ipc.open_stream(pa.py_buffer(base64.b64decode(encoded.data["rowsetBase64"]))).read_all()]
-    tables += [pa.ipc.open_stream(pa.py_buffer(bytes(c.body))).read_all() for c in encoded.chunks]
+    for chunk in encoded.chunks:
+        body = bytes(chunk.body)
+        assert len(body) == chunk.size  # sized before its values were cast to their carriers
+        tables.append(pa.ipc.open_stream(pa.py_buffer(body)).read_all())
     assert len({t.schema for t in tables}) == 1  # clients read every chunk with the first's schema
     return pa.concat_tables(tables)
 
@@ -108,3 +112,21 @@ def test_one_large_batch_is_sliced_into_parts() -> None:
     assert len(encoded.chunks) >= 2
     assert all(c.size <= encoding.CHUNK_BYTES + 4096 for c in encoded.chunks)
     assert _decoded(encoded).column("N").to_pylist() == list(range(5_000_000))
+
+
+def test_chunks_are_sized_exactly_before_their_values_are_cast() -> None:
+    # Nulls, decimals and batches sliced across parts (offsets into the validity and data bits).
+    rows = 1_500_000
+    n = pa.array(range(rows), pa.int64())
+    ints = pc.if_else(pc.equal(pc.bit_wise_and(n, 7), 0), None, pc.bit_wise_and(n, 0x3FFF))
+    unscaled = pc.if_else(pc.equal(pc.bit_wise_and(n, 3), 0), None, n)
+    prices = unscaled.cast(pa.decimal128(38, 0)).view(pa.decimal128(38, 2))
+    table = pa.table({"i": ints, "p": prices})
+    batches = table.to_batches(max_chunksize=100_003)
+    columns = [ResultColumn("I", SfType("FIXED", 38, 0)), ResultColumn("P", SfType("FIXED", 12, 2))]
+    encoded = encoding.encode_arrow(QueryResult(columns, batches, StatementType.SELECT), "UTC")
+    assert len(encoded.chunks) >= 2
+    decoded = _decoded(encoded)
+    assert [f.type for f in decoded.schema] == [pa.int16(), pa.int32()]
+    assert decoded.column("I").to_pylist() == ints.to_pylist()
+    assert decoded.column("P").to_pylist() == unscaled.to_pylist()

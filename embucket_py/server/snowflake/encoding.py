@@ -36,10 +36,17 @@ class Chunk:
     row_count: int
     uncompressed_size: int
     text: bytes | None = None
-    batches: list[pa.RecordBatch] | None = None
+    batches: list[pa.RecordBatch] | None = None  # in the wire layout, cast to `schema` when sent
     schema: pa.Schema | None = None
     path: str | None = None  # the body's file once moved to disk
     held: bool = False  # counted in the query registry's memory budget
+    memory: int = field(init=False)  # bytes held until moved to disk (wider than the body)
+
+    def __post_init__(self) -> None:
+        if self.text is not None:
+            self.memory = len(self.text)
+        else:
+            self.memory = sum(b.nbytes for b in self.batches or []) or self.uncompressed_size
 
     @property
     def body(self) -> bytes | memoryview:
@@ -50,7 +57,7 @@ class Chunk:
             assert self.path is not None
             return memoryview(pa.memory_map(self.path).read_buffer())
         assert self.schema is not None
-        return memoryview(ipc_buffer(self.schema, batches, self.uncompressed_size))
+        return memoryview(ipc_buffer(self.schema, to_carriers(self.schema, batches), self.uncompressed_size))
 
     @property
     def size(self) -> int:
@@ -73,10 +80,6 @@ class EncodedResult:
 
     data: dict[str, Any]
     chunks: list[Chunk] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        return sum(c.size for c in self.chunks) + len(self.data.get("rowsetBase64") or "")
 
 
 # --- column conversion --------------------------------------------------------------------------
@@ -246,43 +249,64 @@ class WireBatches:
 # Snowflake sends NUMBER as the smallest integer holding all of a column's (unscaled) values, and
 # decimal128 only beyond 64 bits; clients widen them again (NUMBER(p,0) to int64, NUMBER(p,s) to
 # float64 or, with arrow_number_to_decimal, decimal128). The wire shrinks by half or more.
-_CARRIERS = [(pa.int8(), 1 << 7), (pa.int16(), 1 << 15), (pa.int32(), 1 << 31)]
+# The carrier is chosen over the whole result (clients read every chunk with the first's schema)
+# from the columns' bounds alone; the values are cast when each part is serialized, so a chunk's
+# cast runs on its download's thread, off the statement's path.
+_CARRIERS = [(pa.int8(), 1 << 7), (pa.int16(), 1 << 15), (pa.int32(), 1 << 31), (pa.int64(), 1 << 63)]
 
 
-def _as_int64(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
-    """Unscaled decimal128 values as int64 (viewed at scale 0, the same 16 bytes), or None when
-    one needs more than 64 bits."""
-    t = column.type
-    unscaled = pa.chunked_array([c.view(pa.decimal128(38, 0)) for c in column.chunks], pa.decimal128(38, 0))
-    if t.precision <= 18:  # always fits
-        return pc.cast(unscaled, pa.int64(), safe=False)
-    try:
-        return pc.cast(unscaled, pa.int64())
-    except pa.ArrowInvalid:
-        return None
-
-
-def _narrowed(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """One FIXED column in the smallest integer type that holds all its values."""
-    if pa.types.is_decimal(column.type):
-        ints = _as_int64(column)
-        if ints is None:
-            return column
-        column = ints
+def _carrier(column: pa.ChunkedArray) -> pa.DataType:
+    """The smallest integer type holding every unscaled value, or the column's own type."""
     bounds = pc.min_max(column).as_py()
     low, high = bounds["min"] or 0, bounds["max"] or 0
-    carrier = next((t for t, limit in _CARRIERS if -limit <= low and high < limit), None)
-    return column if carrier is None else pc.cast(column, carrier, safe=False)
+    if pa.types.is_decimal(column.type):
+        low, high = int(low.scaleb(column.type.scale)), int(high.scaleb(column.type.scale))
+    return next((t for t, limit in _CARRIERS if -limit <= low and high < limit), column.type)
 
 
-def narrow(schema: pa.Schema, batches: list[pa.RecordBatch]) -> tuple[pa.Schema, list[pa.RecordBatch]]:
-    """A result's batches with their FIXED columns in Snowflake's integer carriers."""
-    columns = [pa.chunked_array([b.column(i) for b in batches], f.type) for i, f in enumerate(schema)]
+def carrier_schema(schema: pa.Schema, batches: list[pa.RecordBatch]) -> pa.Schema:
+    """The wire schema with each FIXED column in its integer carrier."""
+    fields = list(schema)
     for i, f in enumerate(schema):
         if f.metadata and f.metadata.get(b"logicalType") == b"FIXED":
-            columns[i] = _narrowed(columns[i])
-    schema = pa.schema([f.with_type(c.type) for f, c in zip(schema, columns, strict=True)])
-    return schema, pa.Table.from_arrays(columns, schema=schema).to_batches()
+            fields[i] = f.with_type(_carrier(pa.chunked_array([b.column(i) for b in batches], f.type)))
+    return pa.schema(fields)
+
+
+def _in_carrier(array: pa.Array, carrier: pa.DataType) -> pa.Array:
+    if pa.types.is_decimal(array.type):  # the unscaled value: the same 16 bytes at scale 0
+        array = array.view(pa.decimal128(38, 0))
+    return pc.cast(array, carrier, safe=False)  # the bounds were checked: every value fits
+
+
+def to_carriers(schema: pa.Schema, batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
+    """Batches of the wire schema as `schema` (from `carrier_schema`) gives them, batch by batch:
+    the IPC stream keeps the layout `ipc_size` counted (a chunked cast may join batches)."""
+    if not batches or batches[0].schema.types == schema.types:
+        return batches
+    return [
+        pa.RecordBatch.from_arrays(
+            [
+                a if a.type == f.type else _in_carrier(a, f.type)
+                for a, f in zip(b.columns, schema, strict=True)
+            ],
+            schema=schema,
+        )
+        for b in batches
+    ]
+
+
+def _shaped_like(schema: pa.Schema, batch: pa.RecordBatch) -> pa.RecordBatch:
+    """`batch` reinterpreted with `schema`'s narrower fixed-width types, values left as they are:
+    the same validity bits and as many data bytes as the cast values, so the IPC stream written
+    from it is exactly as long as the real one (sizes are sent before the values are cast)."""
+    arrays = [
+        a
+        if a.type == f.type
+        else pa.Array.from_buffers(f.type, len(a), a.buffers()[:2], null_count=a.null_count, offset=a.offset)
+        for a, f in zip(batch.columns, schema, strict=True)
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 # --- Arrow -------------------------------------------------------------------------------------
@@ -295,9 +319,10 @@ def _write_stream(sink: pa.NativeFile, schema: pa.Schema, batches: list[pa.Recor
 
 
 def ipc_size(schema: pa.Schema, batches: list[pa.RecordBatch]) -> int:
-    """The length of the IPC stream `ipc_buffer` writes (counted, nothing copied)."""
+    """The length of the IPC stream `ipc_buffer` writes for `batches` cast to `schema` (counted,
+    nothing cast or copied)."""
     mock = pa.MockOutputStream()
-    _write_stream(mock, schema, batches)
+    _write_stream(mock, schema, [_shaped_like(schema, b) for b in batches])
     return int(mock.size())
 
 
@@ -305,7 +330,10 @@ def ipc_buffer(schema: pa.Schema, batches: list[pa.RecordBatch], size: int | Non
     """The batches as one Arrow IPC stream, written once into a buffer of its exact size (a
     growing stream would copy on every reallocation, and bytes() once more)."""
     buffer = pa.allocate_buffer(ipc_size(schema, batches) if size is None else size)
-    _write_stream(pa.FixedSizeBufferWriter(buffer), schema, batches)
+    sink = pa.FixedSizeBufferWriter(buffer)
+    _write_stream(sink, schema, batches)
+    if sink.tell() != buffer.size:  # bytes past the stream's end would break strict readers
+        raise AssertionError(f"IPC stream of {sink.tell()} bytes, sized {buffer.size}")
     return buffer
 
 
@@ -337,8 +365,7 @@ def _group(
 def encode_arrow(result: QueryResult, timezone: str) -> EncodedResult:
     wire = WireBatches(result, timezone)
     batches = [b for b in map(wire.convert, result.batches) if b.num_rows]
-    # One carrier per column for the whole result: clients read every chunk with the first's schema.
-    schema, batches = narrow(wire.schema, batches) if batches else (wire.schema, batches)  # type: ignore[arg-type]
+    schema = carrier_schema(wire.schema, batches) if batches else wire.schema
     parts = _group(iter(batches), INLINE_ROWS, INLINE_BYTES)
     first = next(parts, [])
     chunks = [
@@ -346,10 +373,11 @@ def encode_arrow(result: QueryResult, timezone: str) -> EncodedResult:
         for part in parts
     ]
     first_rows = sum(b.num_rows for b in first)
+    inline = ipc_buffer(schema, to_carriers(schema, first)) if first else b""  # type: ignore[arg-type]
     data: dict[str, Any] = {
         "queryResultFormat": "arrow",
         "rowtype": wire.rowtype(),
-        "rowsetBase64": base64.b64encode(ipc_buffer(schema, first)).decode() if first else "",  # type: ignore[arg-type]
+        "rowsetBase64": base64.b64encode(inline).decode(),
         "total": first_rows + sum(c.row_count for c in chunks),
         "returned": first_rows + sum(c.row_count for c in chunks),
     }

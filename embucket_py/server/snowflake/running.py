@@ -239,11 +239,11 @@ class QueryRegistry:
             for c in chunks:
                 c.held = True
             self._held[query_id] = chunks
-            self._held_bytes += sum(c.size for c in chunks)
+            self._held_bytes += sum(c.memory for c in chunks)
             over = []
             while self._held_bytes > self.max_result_bytes and self._held:
                 old_id, old = self._held.popitem(last=False)
-                self._held_bytes -= sum(c.size for c in old)
+                self._held_bytes -= sum(c.memory for c in old)
                 over.append((old_id, old))
         for old_id, old in over:  # off the statement's path: its answer does not wait for disk
             self._spiller.submit(self._spill, old_id, old)
@@ -311,7 +311,7 @@ class QueryRegistry:
                 record = self._records.pop(qid)
                 if record.request_id:
                     self._by_request.pop(record.request_id, None)
-                self._held_bytes -= sum(c.size for c in self._held.pop(qid, []))
+                self._held_bytes -= sum(c.memory for c in self._held.pop(qid, []))
                 files += self._spilled.pop(qid, [])
         _remove(files)
 
