@@ -6,14 +6,14 @@ import threading
 from collections.abc import Iterator
 
 import pyarrow as pa
-from datafusion import DataFrame
+from datafusion import DataFrame, SessionContext
 from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import scan
 from embucket_py.engine.clustering import has_system_functions, system_functions
-from embucket_py.engine.context import CONTEXTS, load_tables, register_tables
+from embucket_py.engine.context import CONTEXTS, load_tables, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.pivot_values import has_pivots, resolve_pivot_values
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
@@ -25,6 +25,8 @@ from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import QueryTranslation, translate_query
 
 MAX_VIEW_DEPTH = 32
+# A shared CTE's result held in memory for the statement; a larger one is computed per reference.
+SHARED_CTE_BYTES = 256 << 20
 
 
 def expand_views(
@@ -90,16 +92,23 @@ def is_lookup(tree: exp.Expression, table_count: int) -> bool:
 
 
 def plan(
-    tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
+    tables: Tables,
+    tree: exp.Expression,
+    ctx: SqlContext,
+    source: SourceText | None,
+    cancel: threading.Event | None = None,
+    share: bool = False,
 ) -> tuple[DataFrame, list[str]]:
     """Plans a query on a pooled DataFusion context (see engine/context.py), which the DataFrame
-    keeps until it is gone. Returns the DataFrame and Snowflake names."""
+    keeps until it is gone. Returns the DataFrame and Snowflake names. With `share`, CTEs the
+    query reads more than once are computed here, once (see sql/transforms/shared_ctes.py)."""
     translation = translate(tables, tree, ctx, source)
     stored = load_tables(tables, translation.tables, ctx)
     df_ctx = CONTEXTS.borrow(stored.small, is_lookup(tree, len(translation.tables)))
     try:
         register_tables(df_ctx, tables, translation.tables, ctx, stored)
-        frame = df_ctx.sql(translation.sql)
+        sql = _over_shared_ctes(df_ctx, translation, cancel) if share else translation.sql
+        frame = df_ctx.sql(sql)
     except SnowflakeError:
         CONTEXTS.give_back(df_ctx)
         raise
@@ -115,6 +124,33 @@ def plan(
     return frame, result_names(translation.projected, schema.names)
 
 
+def _over_shared_ctes(
+    df_ctx: SessionContext, translation: QueryTranslation, cancel: threading.Event | None
+) -> str:
+    """Computes the shared CTEs into registered tables and returns the SQL reading them; the
+    whole query's SQL instead when one does not plan alone or holds more than SHARED_CTE_BYTES
+    (every reference then computes it again, as DataFusion does)."""
+    if translation.sql_over_shared is None:
+        return translation.sql
+    df_ctx.registered = True  # type: ignore[attr-defined]  # the pool drops them with the tables
+    for name, sql in translation.shared:
+        try:
+            frame = df_ctx.sql(sql)
+            schema = frame.schema()
+        except Exception:
+            return translation.sql
+        frame.session_context = df_ctx  # type: ignore[attr-defined]  # run on it, not lent
+        held: list[pa.RecordBatch] = []
+        size = 0
+        for batch in stream(frame, cancel, df_ctx.scan_stats):  # type: ignore[attr-defined]
+            held.append(batch if batch.schema == schema else batch.cast(schema))
+            size += batch.nbytes
+            if size > SHARED_CTE_BYTES:
+                return translation.sql
+        register_arrow(df_ctx, name, pa.Table.from_batches(held, schema))
+    return translation.sql_over_shared
+
+
 def run_query(
     tables: Tables,
     tree: exp.Expression,
@@ -122,7 +158,7 @@ def run_query(
     source: SourceText | None,
     cancel: threading.Event | None = None,
 ) -> QueryResult:
-    frame, names = plan(tables, tree, ctx, source)
+    frame, names = plan(tables, tree, ctx, source, cancel, share=True)
     stats = frame.session_context.scan_stats  # type: ignore[attr-defined]
     batches = stream(frame, cancel, stats)
     return QueryResult(columns_of(frame.schema(), names), batches, StatementType.SELECT, scan=stats)

@@ -23,6 +23,7 @@ from embucket_py.sql.transforms.pivot import pivot
 from embucket_py.sql.transforms.projections import projections
 from embucket_py.sql.transforms.recursive_ctes import recursive_ctes
 from embucket_py.sql.transforms.sampling import sampling
+from embucket_py.sql.transforms.shared_ctes import shared_ctes
 from embucket_py.sql.transforms.tables import TableUse, table_references
 from embucket_py.sql.transforms.variables import variables
 
@@ -33,6 +34,9 @@ class QueryTranslation:
     tables: list[TableUse]
     # Per projection of the first SELECT: (engine field name, Snowflake name), None for `*`.
     projected: list[tuple[str, str] | None]
+    # CTEs read more than once, computed first: (registered name, SQL), and the query over them.
+    shared: tuple[tuple[str, str], ...] = ()
+    sql_over_shared: str | None = None
 
 
 def translate_query(
@@ -73,8 +77,14 @@ def _translate(
     tree = functions(tree, ctx)
     tree = sampling(tree, ctx, columns)
     tables = table_references(tree, ctx)
+    split = shared_ctes(tree)
     tree = identifiers(tree)
-    return QueryTranslation(tree.sql(dialect=DataFusion), tables, projected)
+    translation = QueryTranslation(tree.sql(dialect=DataFusion), tables, projected)
+    if split is None:
+        return translation
+    main, ctes = split
+    shared = tuple((name, identifiers(query).sql(dialect=DataFusion)) for name, query in ctes)
+    return replace(translation, shared=shared, sql_over_shared=identifiers(main).sql(dialect=DataFusion))
 
 
 # Translations remembered (least recently used dropped first).
@@ -194,7 +204,7 @@ def _still_valid(entry: _Entry, ctx: SqlContext, columns: ColumnLookup | None) -
 def _fresh(translation: QueryTranslation) -> QueryTranslation:
     """A copy callers may change (time points hold expression trees)."""
     tables = [replace(t, point=copy.deepcopy(t.point)) if t.point else t for t in translation.tables]
-    return QueryTranslation(translation.sql, tables, list(translation.projected))
+    return replace(translation, tables=tables, projected=list(translation.projected))
 
 
 CACHE = TranslationCache()

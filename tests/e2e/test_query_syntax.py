@@ -71,3 +71,21 @@ def test_create_table_with_a_column_list_as_select(cur: Any) -> None:
     cur.execute("SELECT k, v FROM c ORDER BY k")
     assert [d.name for d in cur.description] == ["K", "V"]
     assert cur.fetchall() == [(1, "a"), (2, "b")]
+
+
+def test_ctes_read_more_than_once(sales: Any) -> None:
+    # Each computed once by the server (shared_ctes): names, types and answers as when inlined.
+    sales.execute(
+        "WITH per_emp (emp, total) AS (SELECT empid, SUM(amount) FROM sales GROUP BY empid), "
+        "top AS (SELECT MAX(total) AS best FROM per_emp) "
+        "SELECT p.emp, p.total, t.best, (SELECT COUNT(*) FROM per_emp) AS n "
+        "FROM per_emp p JOIN top t ON p.total * 2 >= t.best ORDER BY p.emp"
+    )
+    assert [d.name for d in sales.description] == ["EMP", "TOTAL", "BEST", "N"]
+    assert sales.fetchall() == [(1, 180, 180, 3)]
+    sales.execute(
+        "WITH q AS (SELECT DISTINCT quarter, amount FROM sales WHERE amount > 10) "
+        "SELECT quarter, amount FROM q WHERE quarter = 'Q1' UNION ALL SELECT 'all', SUM(amount) FROM q "
+        "ORDER BY 2"
+    )
+    assert sales.fetchall() == [("Q1", 30), ("Q1", 70), ("Q1", 100), ("all", 250)]
