@@ -87,6 +87,11 @@ def test_decimals_travel_as_unscaled_integers_unless_too_wide() -> None:
     assert field.type == pa.int32()
     assert (field.metadata[b"precision"], field.metadata[b"scale"]) == (b"15", b"2")
     assert table.column("V").to_pylist() == [-123450, None, 9999999]
+    nulls = _decoded(
+        encoding.encode_arrow(_fixed(pa.array([None, None], pa.decimal128(12, 2)), 12, 2), "UTC")
+    )
+    assert nulls.schema.field("V").type == pa.int8()
+    assert nulls.column("V").to_pylist() == [None, None]
     wide = pa.array([Decimal(10**20), Decimal(1)], pa.decimal128(38, 0))
     table = _decoded(encoding.encode_arrow(_fixed(wide, 38, 0), "UTC"))
     assert table.schema.field("V").type == pa.decimal128(38, 0)

@@ -257,10 +257,9 @@ _CARRIERS = [(pa.int8(), 1 << 7), (pa.int16(), 1 << 15), (pa.int32(), 1 << 31), 
 
 def _carrier(column: pa.ChunkedArray) -> pa.DataType:
     """The smallest integer type holding every unscaled value, or the column's own type."""
-    bounds = pc.min_max(column).as_py()
-    low, high = bounds["min"] or 0, bounds["max"] or 0
-    if pa.types.is_decimal(column.type):
-        low, high = int(low.scaleb(column.type.scale)), int(high.scaleb(column.type.scale))
+    bounds = pc.min_max(column).as_py()  # None for a column of NULLs
+    scale = column.type.scale if pa.types.is_decimal(column.type) else 0
+    low, high = (0 if v is None else int(v.scaleb(scale) if scale else v) for v in bounds.values())
     return next((t for t, limit in _CARRIERS if -limit <= low and high < limit), column.type)
 
 
