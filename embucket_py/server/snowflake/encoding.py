@@ -29,18 +29,20 @@ CHUNK_BYTES = 16 << 20
 
 @dataclass
 class Chunk:
-    """One downloadable part of a result. Arrow chunks keep their batches and are serialized when
-    downloaded (off the statement's path, on the download's thread), or once moved to disk read
-    from there; JSON chunks keep their text."""
+    """One downloadable part of a result. Arrow chunks keep their batches until serialized, off
+    the statement's path: ahead of the download by the query registry's result thread, or by the
+    download itself when it comes first; once moved to disk they are read from there. JSON chunks
+    keep their text."""
 
     row_count: int
     uncompressed_size: int
     text: bytes | None = None
     batches: list[pa.RecordBatch] | None = None  # in the wire layout, cast to `schema` when sent
     schema: pa.Schema | None = None
+    ready: bytes | memoryview | None = None  # the body serialized ahead (the batches let go)
     path: str | None = None  # the body's file once moved to disk
     held: bool = False  # counted in the query registry's memory budget
-    memory: int = field(init=False)  # bytes held until moved to disk (wider than the body)
+    memory: int = field(init=False)  # bytes held until moved to disk
 
     def __post_init__(self) -> None:
         if self.text is not None:
@@ -50,9 +52,11 @@ class Chunk:
 
     @property
     def body(self) -> bytes | memoryview:
-        text, batches = self.text, self.batches  # taken once: `spill` may run meanwhile
+        text, ready, batches = self.text, self.ready, self.batches  # taken once: others may change them
         if text is not None:
             return text
+        if ready is not None:
+            return ready
         if batches is None:
             assert self.path is not None
             return memoryview(pa.memory_map(self.path).read_buffer())
@@ -71,7 +75,7 @@ class Chunk:
         with open(path, "wb") as f:
             f.write(self.body)
         self.path = path
-        self.batches = self.text = None
+        self.batches = self.text = self.ready = None
 
 
 @dataclass
