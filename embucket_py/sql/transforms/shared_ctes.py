@@ -1,7 +1,8 @@
 """CTEs a query reads more than once, split out to be computed once.
 
 DataFusion inlines a CTE at every reference, so `WITH r AS (...) ... FROM r ... (SELECT MAX(x)
-FROM r)` computes `r` twice (TPC-H Q15). Snowflake computes such a CTE once. The engine runs each
+FROM r)` computes `r` twice (TPC-H Q15); Snowflake's plans typically compute it once and read it
+at each reference (WithClause / WithReference in the query profile). The engine runs each
 shared CTE first, registers its result under a name of its own and runs the rest of the query
 over it (engine/query.py), falling back to the whole query when a result would be too large.
 
