@@ -86,6 +86,7 @@ _PR_SET_THP_DISABLE = 41
 TUNED_SETTINGS = {
     "datafusion.optimizer.hash_join_single_partition_threshold": str(64 << 20),
     "datafusion.optimizer.hash_join_single_partition_threshold_rows": str(4 << 20),
+    "datafusion.execution.batch_size": "32768",
 }
 
 

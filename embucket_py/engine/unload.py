@@ -171,7 +171,8 @@ def _write(
     writers: list[_FileWriter] = []
     current: _FileWriter | None = None
     base = "/".join(p for p in (directory, sub) if p)
-    for batch in batches:
+    pieces = batches if single else _pieces(batches, max_size)
+    for batch in pieces:
         batch = without_views(batch)
         batch = pa.RecordBatch.from_arrays(batch.columns, names=names)
         if current is None or (not single and current.size >= max_size):
@@ -184,6 +185,18 @@ def _write(
     if current is not None:
         current.close()
     return writers
+
+
+def _pieces(batches: Iterator[pa.RecordBatch], max_size: int) -> Iterator[pa.RecordBatch]:
+    """Batches sliced to about an eighth of MAX_FILE_SIZE each (by their Arrow width), so that a
+    file stops within that much of the limit whatever size the engine's batches have."""
+    for batch in batches:
+        rows = max(1, int(max_size / 8 / max(batch.nbytes / max(batch.num_rows, 1), 1.0)))
+        if batch.num_rows <= rows:
+            yield batch
+            continue
+        for start in range(0, batch.num_rows, rows):
+            yield batch.slice(start, rows)
 
 
 def _partitioned(

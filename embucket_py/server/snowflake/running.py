@@ -237,13 +237,13 @@ class QueryRegistry:
             if not chunks:
                 return
             for c in chunks:
-                c.held = True
+                c.held = c.counted = True
             self._held[query_id] = chunks
             self._held_bytes += sum(c.memory for c in chunks)
             over = []
             while self._held_bytes > self.max_result_bytes and self._held:
                 old_id, old = self._held.popitem(last=False)
-                self._held_bytes -= sum(c.memory for c in old)
+                self._uncount(old)
                 over.append((old_id, old))
         self._spiller.submit(self._prepare, query_id, chunks)
         for old_id, old in over:  # off the statement's path: its answer does not wait for disk
@@ -251,16 +251,38 @@ class QueryRegistry:
 
     def _prepare(self, query_id: str, chunks: list[Chunk]) -> None:
         """Serializes a result's Arrow chunks while the client reads the answer (on the result
-        thread, so never while they move to disk). Their bodies are narrower than their batches:
-        a 6M-row fetch held 240 MB of batches, 108 MB of bodies, and spilled 2x sooner."""
+        thread, so never while they move to disk), skipping any a download is serializing. Their
+        bodies are narrower than their batches: a 6M-row fetch held 240 MB of batches, 108 MB of
+        bodies, and spilled 2x sooner."""
         for chunk in chunks:
-            if chunk.batches is None or chunk.ready is not None or chunk.path is not None:
-                continue
+            self._serialize(chunk, wait=False)
+
+    def chunk_body(self, chunk: Chunk) -> bytes | memoryview:
+        """A chunk's body for its download, serialized here unless the result thread is at it
+        (then waited for: each chunk is serialized once, on a machine whose cores are busy)."""
+        self._serialize(chunk, wait=True)
+        return chunk.body
+
+    def _serialize(self, chunk: Chunk, wait: bool) -> None:
+        if chunk.batches is None or not chunk.lock.acquire(blocking=wait):
+            return
+        try:
+            if chunk.batches is None:  # done while this thread waited
+                return
             body = chunk.body
             with self._lock:
-                if self._held.get(query_id) is chunks:
+                if chunk.counted:
                     self._held_bytes += len(body) - chunk.memory
                 chunk.ready, chunk.batches, chunk.memory = body, None, len(body)
+        finally:
+            chunk.lock.release()
+
+    def _uncount(self, chunks: list[Chunk]) -> None:
+        """Takes chunks out of the memory budget's sum (call with the lock held)."""
+        for c in chunks:
+            if c.counted:
+                self._held_bytes -= c.memory
+                c.counted = False
 
     def _spill(self, query_id: str, chunks: list[Chunk]) -> None:
         paths = []
@@ -325,7 +347,7 @@ class QueryRegistry:
                 record = self._records.pop(qid)
                 if record.request_id:
                     self._by_request.pop(record.request_id, None)
-                self._held_bytes -= sum(c.memory for c in self._held.pop(qid, []))
+                self._uncount(self._held.pop(qid, []))
                 files += self._spilled.pop(qid, [])
         _remove(files)
 
