@@ -98,6 +98,29 @@ def test_decimals_travel_as_unscaled_integers_unless_too_wide() -> None:
     assert table.column("V").to_pylist() == [Decimal(10**20), Decimal(1)]
 
 
+@pytest.mark.parametrize(
+    ("unscaled", "carrier"),
+    [
+        ([-32768, 0, 32767], pa.int16()),
+        ([-32769, 5], pa.int32()),
+        ([-(10**17), 10**17], pa.int64()),
+        ([-128, 127], pa.int8()),
+    ],
+)
+def test_decimals_without_nulls_in_the_smallest_integer(unscaled: list[int], carrier: pa.DataType) -> None:
+    # Read in place (each value's low 64 bits), also from batches that are slices of a larger one.
+    values = (
+        pa.array([10**17, *unscaled, -(10**17)], pa.int64())
+        .cast(pa.decimal128(38, 0))
+        .view(pa.decimal128(18, 2))
+    )
+    batches = [values.slice(1, len(unscaled))]
+    result = QueryResult([ResultColumn("V", SfType("FIXED", 18, 2))], [pa.record_batch(batches, ["v"])])
+    table = _decoded(encoding.encode_arrow(result, "UTC"))
+    assert table.schema.field("V").type == carrier
+    assert table.column("V").to_pylist() == unscaled
+
+
 def test_one_carrier_for_the_whole_result() -> None:
     # Small values first, large ones only in a later chunk: every part uses the wide carrier.
     values = pa.array([*range(3_000_000), 1 << 40], pa.int64())

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -277,9 +278,29 @@ _CARRIERS = [(pa.int8(), 1 << 7), (pa.int16(), 1 << 15), (pa.int32(), 1 << 31), 
 def _carrier(arrays: list[pa.Array]) -> pa.DataType:
     """The smallest integer type holding every unscaled value of a column's arrays, or their own
     type."""
-    bounds = pc.min_max(_unscaled(arrays)).as_py()  # None for a column of NULLs
-    low, high = (0 if v is None else int(v) for v in bounds.values())
+    low, high = _low_words_bounds(arrays) or _bounds(_unscaled(arrays))
     return next((t for t, limit in _CARRIERS if -limit <= low and high < limit), arrays[0].type)
+
+
+def _bounds(column: pa.ChunkedArray) -> tuple[int, int]:
+    low, high = pc.min_max(column).as_py().values()  # None for a column of NULLs
+    return (0 if low is None else int(low), 0 if high is None else int(high))
+
+
+def _low_words_bounds(arrays: list[pa.Array]) -> tuple[int, int] | None:
+    """Bounds of decimals of up to 18 digits without NULLs, read in place: each value's low 64
+    bits are the whole unscaled value. Casting them first allocated 8 bytes a row and took 40 ms
+    for 6M rows inside the statement; this reads the buffers as they are (~10 ms)."""
+    kind = arrays[0].type
+    if not pa.types.is_decimal128(kind) or kind.precision > 18 or any(a.null_count for a in arrays):
+        return None
+    lows, highs = [], []
+    for a in arrays:
+        if len(a):
+            words = np.frombuffer(a.buffers()[1], np.int64, 2 * (a.offset + len(a)))[2 * a.offset :: 2]
+            lows.append(int(words.min()))
+            highs.append(int(words.max()))
+    return (min(lows), max(highs)) if lows else (0, 0)
 
 
 def _unscaled(arrays: list[pa.Array]) -> pa.ChunkedArray:
