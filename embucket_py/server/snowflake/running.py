@@ -245,11 +245,11 @@ class QueryRegistry:
                 old_id, old = self._held.popitem(last=False)
                 self._uncount(old)
                 over.append((old_id, old))
-        self._spiller.submit(self._prepare, query_id, chunks)
+        self._spiller.submit(self._prepare, chunks)
         for old_id, old in over:  # off the statement's path: its answer does not wait for disk
             self._spiller.submit(self._spill, old_id, old)
 
-    def _prepare(self, query_id: str, chunks: list[Chunk]) -> None:
+    def _prepare(self, chunks: list[Chunk]) -> None:
         """Serializes a result's Arrow chunks while the client reads the answer (on the result
         thread, so never while they move to disk), skipping any a download is serializing. Their
         bodies are narrower than their batches: a 6M-row fetch held 240 MB of batches, 108 MB of
