@@ -69,9 +69,12 @@ class Chunk:
         return memoryview(ipc_buffer(self.schema, to_carriers(self.schema, batches), self.uncompressed_size))
 
     def __getstate__(self) -> dict[str, Any]:
-        """Shared mode stores results for other servers: without the lock, and not counted in
-        any of their budgets."""
+        """Shared mode stores results for other servers: an Arrow chunk as its body (a batch
+        sliced from a larger one would pickle the whole buffer), without the lock, and not
+        counted in any of their budgets."""
         state = {k: v for k, v in self.__dict__.items() if k != "lock"}
+        if self.text is None and self.path is None:
+            state |= {"ready": bytes(self.body), "batches": None}
         return state | {"held": False, "counted": False}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
