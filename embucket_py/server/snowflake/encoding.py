@@ -12,7 +12,7 @@ import itertools
 import json
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,10 +32,11 @@ CHUNK_BYTES = 16 << 20
 
 @dataclass
 class Chunk:
-    """One downloadable part of a result. Arrow chunks keep their batches until serialized, off
-    the statement's path, once, under `lock` (by the query registry: ahead of the download on its
-    result thread, or for the download when it comes first); once moved to disk they are read
-    from there. JSON chunks keep their text."""
+    """One downloadable part of a result. Arrow chunks keep their batches until serialized, once,
+    under `lock`: on the query registry's result thread while the statement still runs (in the
+    carriers the rows so far needed, kept once the statement `settle`s the result's own), or
+    ahead of the download, or for the download when it comes first; once moved to disk they are
+    read from there. JSON chunks keep their text."""
 
     row_count: int
     uncompressed_size: int
@@ -46,6 +47,7 @@ class Chunk:
     path: str | None = None  # the body's file once moved to disk
     held: bool = False  # was counted in the query registry's memory budget
     counted: bool = False  # is counted there now (its `memory` part of the registry's sum)
+    settled: bool = True  # an Arrow chunk's schema is provisional until its statement ends
     memory: int = field(init=False)  # bytes held until moved to disk
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -80,6 +82,28 @@ class Chunk:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.lock = threading.Lock()
+
+    def serialize_ahead(self) -> None:
+        """The body in the provisional schema, while the statement's later rows still stream (the
+        batches stay until `settle` tells whether it stands)."""
+        with self.lock:
+            if not self.settled and self.ready is None and self.batches is not None:
+                assert self.schema is not None
+                self.ready = memoryview(ipc_buffer(self.schema, to_carriers(self.schema, self.batches)))
+
+    def settle(self, schema: pa.Schema) -> None:
+        """The statement has ended with `schema` as the result's: a body serialized ahead in it
+        stands and the batches go; one in narrower carriers is dropped. Sized exactly for
+        `schema` either way."""
+        with self.lock:
+            assert self.batches is not None and self.schema is not None
+            if self.ready is not None and self.schema.types == schema.types:
+                self.batches = None
+                self.uncompressed_size = self.memory = len(self.ready)
+            else:
+                self.ready = None
+                self.uncompressed_size = ipc_size(schema, self.batches)
+            self.schema, self.settled = schema, True
 
     @property
     def size(self) -> int:
@@ -278,11 +302,30 @@ class WireBatches:
 _CARRIERS = [(pa.int8(), 1 << 7), (pa.int16(), 1 << 15), (pa.int32(), 1 << 31), (pa.int64(), 1 << 63)]
 
 
-def _carrier(arrays: list[pa.Array]) -> pa.DataType:
-    """The smallest integer type holding every unscaled value of a column's arrays, or their own
-    type."""
-    low, high = _low_words_bounds(arrays) or _bounds(_unscaled(arrays))
-    return next((t for t, limit in _CARRIERS if -limit <= low and high < limit), arrays[0].type)
+class Carriers:
+    """Each FIXED column's carrier: the smallest integer type holding every unscaled value of the
+    rows added so far, or the column's own type."""
+
+    def __init__(self) -> None:
+        self.bounds: dict[int, tuple[int, int]] = {}
+
+    def add(self, batches: list[pa.RecordBatch]) -> None:
+        if not batches:
+            return
+        for i, f in enumerate(batches[0].schema):
+            if f.metadata and f.metadata.get(b"logicalType") == b"FIXED":
+                arrays = [b.column(i) for b in batches]
+                low, high = _low_words_bounds(arrays) or _bounds(_unscaled(arrays))
+                old_low, old_high = self.bounds.get(i, (low, high))
+                self.bounds[i] = (min(low, old_low), max(high, old_high))
+
+    def schema(self, schema: pa.Schema) -> pa.Schema:
+        """The wire schema with each FIXED column in its carrier."""
+        fields = list(schema)
+        for i, (low, high) in self.bounds.items():
+            carrier = next((t for t, limit in _CARRIERS if -limit <= low and high < limit), fields[i].type)
+            fields[i] = fields[i].with_type(carrier)
+        return pa.schema(fields)
 
 
 def _bounds(column: pa.ChunkedArray) -> tuple[int, int]:
@@ -320,17 +363,8 @@ def _unscaled(arrays: list[pa.Array]) -> pa.ChunkedArray:
         return whole
 
 
-def carrier_schema(schema: pa.Schema, batches: list[pa.RecordBatch]) -> pa.Schema:
-    """The wire schema with each FIXED column in its integer carrier."""
-    fields = list(schema)
-    for i, f in enumerate(schema):
-        if f.metadata and f.metadata.get(b"logicalType") == b"FIXED":
-            fields[i] = f.with_type(_carrier([b.column(i) for b in batches]))
-    return pa.schema(fields)
-
-
 def to_carriers(schema: pa.Schema, batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
-    """Batches of the wire schema as `schema` (from `carrier_schema`) gives them. Each column is
+    """Batches of the wire schema as `schema` (from `Carriers`) gives them. Each column is
     cast in one call (a call per batch cost ~10 us, a third of the work), then sliced back into
     the batches' lengths: the IPC stream keeps the layout `ipc_size` counted."""
     if not batches or batches[0].schema.types == schema.types:
@@ -412,16 +446,31 @@ def _group(
         yield part
 
 
-def encode_arrow(result: QueryResult, timezone: str) -> EncodedResult:
+def encode_arrow(
+    result: QueryResult, timezone: str, ahead: Callable[[Chunk], object] | None = None
+) -> EncodedResult:
+    """The result as Arrow IPC: its first rows inline, the rest in chunks. Each chunk is handed to
+    `ahead` (the query registry's result thread) as soon as its rows are in, to be serialized
+    while the engine produces the next ones, in the carriers the rows so far need; a chunk whose
+    carrier a later row widens is serialized again when downloaded (its serialization ahead was
+    a waste, never an error)."""
     wire = WireBatches(result, timezone)
-    batches = [b for b in map(wire.convert, result.batches) if b.num_rows]
-    schema = carrier_schema(wire.schema, batches) if batches else wire.schema
-    parts = _group(iter(batches), INLINE_ROWS, INLINE_BYTES)
+    parts = _group((b for b in map(wire.convert, result.batches) if b.num_rows), INLINE_ROWS, INLINE_BYTES)
     first = next(parts, [])
-    chunks = [
-        Chunk(sum(b.num_rows for b in part), ipc_size(schema, part), batches=part, schema=schema)  # type: ignore[arg-type]
-        for part in parts
-    ]
+    carriers = Carriers()
+    carriers.add(first)
+    chunks = []
+    for part in parts:
+        carriers.add(part)
+        assert wire.schema is not None  # set by the first batch
+        rows = sum(b.num_rows for b in part)
+        chunk = Chunk(rows, 0, batches=part, schema=carriers.schema(wire.schema), settled=False)
+        if ahead is not None:
+            ahead(chunk)
+        chunks.append(chunk)
+    schema = carriers.schema(wire.schema) if first else wire.schema
+    for chunk in chunks:
+        chunk.settle(schema)  # type: ignore[arg-type]
     first_rows = sum(b.num_rows for b in first)
     inline = ipc_buffer(schema, to_carriers(schema, first)) if first else b""  # type: ignore[arg-type]
     data: dict[str, Any] = {

@@ -51,7 +51,9 @@ def _wants_json(session: Session, result: QueryResult) -> bool:
 def encode(state: ServerState, session: Session, result: QueryResult) -> EncodedResult:
     timezone = str(session.parameter("TIMEZONE") or state.settings.timezone)
     encoded = (
-        encode_json(result, timezone) if _wants_json(session, result) else encode_arrow(result, timezone)
+        encode_json(result, timezone)
+        if _wants_json(session, result)
+        else encode_arrow(result, timezone, state.queries.serialize_ahead)
     )
     encoded.data["statementTypeId"] = int(result.statement_type)
     # UNSET leaves a parameter out of the session but the client needs its default (it ignores
