@@ -1,5 +1,5 @@
-"""Arrow result chunks: sized when the statement ends, serialized when downloaded; numbers in
-Snowflake's integer carriers."""
+"""Arrow result chunks: serialized while the statement streams or when downloaded, sized exactly
+when it ends; numbers in Snowflake's integer carriers."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from embucket_py.engine.result import QueryResult, ResultColumn, StatementType, columns_of
 from embucket_py.server.snowflake import encoding
+from embucket_py.server.snowflake.running import QueryRegistry
 from embucket_py.types import SfType
 
 
@@ -158,3 +159,36 @@ def test_chunks_are_sized_exactly_before_their_values_are_cast() -> None:
     assert [f.type for f in decoded.schema] == [pa.int16(), pa.int32()]
     assert decoded.column("I").to_pylist() == ints.to_pylist()
     assert decoded.column("P").to_pylist() == unscaled.to_pylist()
+
+
+# What the query registry's result thread does with a chunk handed to it while the statement
+# streams, done at once (the thread may come later, once the statement has ended: same bodies).
+_ahead = QueryRegistry(workers=1, result_ttl=60)._ahead
+
+
+@pytest.mark.parametrize("columns", [["n", "t"], ["t"]])
+def test_chunks_serialized_while_the_statement_streams_keep_their_bodies(columns: list[str]) -> None:
+    # With a FIXED column the chunks' carriers are provisional until the end; text alone is final.
+    def result() -> QueryResult:
+        batches = [b.select(columns) for b in _result(2_000_000).batches]  # type: ignore[union-attr]
+        return QueryResult(columns_of(batches[0].schema, [c.upper() for c in columns]), batches)
+
+    expected = [bytes(c.body) for c in encoding.encode_arrow(result(), "UTC").chunks]
+    encoded = encoding.encode_arrow(result(), "UTC", _ahead)
+    assert len(encoded.chunks) >= 2
+    assert all(c.batches is None and c.ready is not None for c in encoded.chunks)
+    assert [bytes(c.body) for c in encoded.chunks] == expected
+    assert [c.size for c in encoded.chunks] == [len(b) for b in expected]
+
+
+def test_a_chunk_serialized_in_carriers_a_later_row_widens_is_serialized_again() -> None:
+    values = pa.array([*range(3_000_000), 1 << 40], pa.int64())
+    encoded = encoding.encode_arrow(_fixed(values, 38, 0), "UTC", _ahead)
+    first, last = encoded.chunks[0], encoded.chunks[-1]
+    assert first.ready is None and first.batches is not None  # its int32 body was dropped
+    assert last.ready is not None and last.batches is None  # serialized with the large value
+    table = _decoded(encoded)
+    assert table.schema.field("V").type == pa.int64()
+    assert table.column("V").to_pylist() == values.to_pylist()
+    first.serialize_ahead()  # once the statement has ended, left to the download
+    assert first.ready is None

@@ -451,9 +451,10 @@ def encode_arrow(
 ) -> EncodedResult:
     """The result as Arrow IPC: its first rows inline, the rest in chunks. Each chunk is handed to
     `ahead` (the query registry's result thread) as soon as its rows are in, to be serialized
-    while the engine produces the next ones, in the carriers the rows so far need; a chunk whose
-    carrier a later row widens is serialized again when downloaded (its serialization ahead was
-    a waste, never an error)."""
+    while the engine produces the next ones. Its schema is then provisional (the carriers the rows
+    so far need: a later row may widen them, and the body made ahead is dropped) unless no FIXED
+    column can widen any more (no carriers, or all as wide as their own types): such a chunk is
+    settled at once and its batches go as soon as it is serialized."""
     wire = WireBatches(result, timezone)
     parts = _group((b for b in map(wire.convert, result.batches) if b.num_rows), INLINE_ROWS, INLINE_BYTES)
     first = next(parts, [])
@@ -463,14 +464,17 @@ def encode_arrow(
     for part in parts:
         carriers.add(part)
         assert wire.schema is not None  # set by the first batch
-        rows = sum(b.num_rows for b in part)
-        chunk = Chunk(rows, 0, batches=part, schema=carriers.schema(wire.schema), settled=False)
+        schema = carriers.schema(wire.schema)
+        widest = schema.types == wire.schema.types
+        size = ipc_size(schema, part) if widest else 0
+        chunk = Chunk(sum(b.num_rows for b in part), size, batches=part, schema=schema, settled=widest)
         if ahead is not None:
             ahead(chunk)
         chunks.append(chunk)
-    schema = carriers.schema(wire.schema) if first else wire.schema
-    for chunk in chunks:
-        chunk.settle(schema)  # type: ignore[arg-type]
+    schema = carriers.schema(wire.schema) if first else wire.schema  # type: ignore[arg-type]
+    for chunk in reversed(chunks):  # the last first: those still queued ahead are left to later
+        if not chunk.settled:
+            chunk.settle(schema)
     first_rows = sum(b.num_rows for b in first)
     inline = ipc_buffer(schema, to_carriers(schema, first)) if first else b""  # type: ignore[arg-type]
     data: dict[str, Any] = {

@@ -250,10 +250,18 @@ class QueryRegistry:
             self._spiller.submit(self._spill, old_id, old)
 
     def serialize_ahead(self, chunk: Chunk) -> None:
-        """Serializes a chunk of a statement still streaming, on the result thread (the engine
-        leaves a quarter of a core idle: a 6M-row fetch's download went 0.10 -> 0.05 s)."""
+        """Serializes a chunk of a statement still streaming, on the result thread (on 2 cores the
+        engine leaves part of one idle: a 6M-row fetch's download went 0.10 -> 0.05 s, its
+        statement 0.19 -> 0.22 s). A settled chunk is serialized for good, by the budget's rules
+        (its statement may have ended and its result been held by then)."""
         with contextlib.suppress(RuntimeError):  # shutting down: the download serializes it
-            self._spiller.submit(chunk.serialize_ahead)
+            self._spiller.submit(self._ahead, chunk)
+
+    def _ahead(self, chunk: Chunk) -> None:
+        if chunk.settled:
+            self._serialize(chunk, wait=False)
+        else:
+            chunk.serialize_ahead()
 
     def _prepare(self, chunks: list[Chunk]) -> None:
         """Serializes a result's Arrow chunks while the client reads the answer (on the result
