@@ -68,7 +68,9 @@ class Chunk:
             assert self.path is not None
             return memoryview(pa.memory_map(self.path).read_buffer())
         assert self.schema is not None
-        return memoryview(ipc_buffer(self.schema, to_carriers(self.schema, batches), self.uncompressed_size))
+        # Sized by `settle` (or at once when settled from the start); unknown while provisional.
+        size = self.uncompressed_size or None
+        return memoryview(ipc_buffer(self.schema, to_carriers(self.schema, batches), size))
 
     def __getstate__(self) -> dict[str, Any]:
         """Shared mode stores results for other servers: an Arrow chunk as its body (a batch
@@ -88,8 +90,7 @@ class Chunk:
         batches stay until `settle` tells whether it stands)."""
         with self.lock:
             if not self.settled and self.ready is None and self.batches is not None:
-                assert self.schema is not None
-                self.ready = memoryview(ipc_buffer(self.schema, to_carriers(self.schema, self.batches)))
+                self.ready = self.body
 
     def settle(self, schema: pa.Schema) -> None:
         """The statement has ended with `schema` as the result's: a body serialized ahead in it
