@@ -21,6 +21,7 @@ pyiceberg's planning reads the manifests again each time (~5-10 ms per table ref
 from __future__ import annotations
 
 import atexit
+import glob
 import hashlib
 import os
 import shutil
@@ -41,6 +42,8 @@ from embucket_py.lru import Lru
 # and opens its files within moments of asking for a set, long before hundreds of others evict it.
 MAX_SETS = 512
 MAX_SNAPSHOTS = 256
+# Folders are named by the process that made them, so another process can tell when they are orphans.
+PREFIX = "embucket-file-sets-"
 
 
 class FileSets:
@@ -88,8 +91,9 @@ class FileSets:
             self.folders.move_to_end(key)
             return found
         if self.root is None:
-            self.root = tempfile.mkdtemp(prefix="embucket-file-sets-")
-            atexit.register(shutil.rmtree, self.root, True)
+            _remove_orphans()
+            self.root = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+            atexit.register(self.close)
         folder = os.path.join(self.root, key)
         os.makedirs(folder, exist_ok=True)
         width = len(str(len(paths)))
@@ -104,6 +108,34 @@ class FileSets:
                 del self.providers[k]
             shutil.rmtree(old, ignore_errors=True)
         return folder
+
+    def close(self) -> None:
+        """Removes the folders (at server shutdown: uvicorn ends a process stopped by SIGTERM with
+        that signal again, so exit handlers do not run)."""
+        with self.lock:
+            if self.root is not None:
+                shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+            self.folders.clear()
+            self.providers.clear()
+
+
+def _remove_orphans() -> None:
+    """Folders left by processes that are gone (killed before they could remove their own)."""
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), f"{PREFIX}*-*")):
+        pid = os.path.basename(path)[len(PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _key(paths: list[str]) -> str:

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.catalog.sql import SqlCatalog
+from starlette.testclient import TestClient
 
+from embucket_py.config import load_settings
 from embucket_py.engine.context import new_context
-from embucket_py.engine.file_sets import FileSets, SnapshotFiles
+from embucket_py.engine.file_sets import FILE_SETS, PREFIX, FileSets, SnapshotFiles
 from embucket_py.lru import Lru
+from embucket_py.server.app import build_app
 
 SCHEMA = pa.schema([pa.field("n", pa.int64())])
 
@@ -112,3 +119,44 @@ def test_scans_that_filter_while_decoding_get_providers_of_their_own(tmp_path: P
     assert lookup is not analytic
     assert sets.provider(paths, SCHEMA, new_context, filter_in_scan=False) is analytic
     assert sets.holders[True].filter_in_scan and not sets.holders[False].filter_in_scan  # type: ignore[attr-defined]
+
+
+def test_closing_removes_the_folders_and_a_later_set_makes_new_ones(tmp_path: Path) -> None:
+    paths = _files(tmp_path, 2)
+    sets = FileSets()
+    folder = sets.folder(paths)
+    root = sets.root
+    assert root is not None and os.path.basename(root).startswith(f"{PREFIX}{os.getpid()}-")
+    sets.close()
+    assert not os.path.exists(root) and not os.path.exists(folder)
+    assert sorted(_read(sets, paths)[0]) == [1, 2, 11, 12]  # works again, in a new root
+    assert sets.root is not None and sets.root != root
+    sets.close()
+
+
+def test_folders_of_processes_that_are_gone_are_removed(tmp_path: Path) -> None:
+    pid = "import os; print(os.getpid())"
+    gone = subprocess.run([sys.executable, "-c", pid], capture_output=True, text=True, check=True)
+    orphan = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{int(gone.stdout)}-"))
+    (orphan / "set").mkdir()
+    alive = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getppid()}-"))  # the test runner's parent lives
+    sets = FileSets()
+    try:
+        sets.folder(_files(tmp_path, 2))
+        assert not orphan.exists()
+        assert alive.exists()
+    finally:
+        sets.close()
+        shutil.rmtree(alive, ignore_errors=True)
+
+
+def test_server_shutdown_removes_the_folders(tmp_path: Path) -> None:
+    # uvicorn ends a server stopped by SIGTERM with that signal again: exit handlers do not run,
+    # so the app's shutdown removes them.
+    paths = _files(tmp_path, 2)
+    settings = load_settings({"data_dir": str(tmp_path / "data")}, env={})
+    with TestClient(build_app(settings)):
+        FILE_SETS.folder(paths)
+        root = FILE_SETS.root
+        assert root is not None and os.path.isdir(root)
+    assert not os.path.exists(root)
