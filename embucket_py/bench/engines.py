@@ -18,7 +18,7 @@ from pyiceberg.catalog.rest import RestCatalog
 from sqlglot import exp
 
 from embucket_py.engine.context import TUNED_SETTINGS, no_huge_pages
-from embucket_py.engine.query import is_lookup
+from embucket_py.engine.query import filters_in_scan
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class RawDataFusion:
 
     def __init__(self, folders: dict[str, Path]) -> None:
         # Set up as the server runs DataFusion (huge pages off, the same settings, filters in the
-        # scan for lookups only): the ratio is the server's own overhead.
+        # scan where the server runs them there): the ratio is the server's own overhead.
         no_huge_pages()
         self.contexts = {}
         for filter_in_scan in (True, False):
@@ -93,8 +93,8 @@ class RawDataFusion:
 
     def query(self, snowflake_sql: str) -> pa.Table:
         tree = sqlglot.parse_one(snowflake_sql, read="snowflake")
-        lookup = is_lookup(tree, len(list(tree.find_all(exp.Table))))
-        return self.contexts[lookup].sql(tree.sql("postgres")).to_arrow_table()
+        in_scan = filters_in_scan(tree, len(list(tree.find_all(exp.Table))))
+        return self.contexts[in_scan].sql(tree.sql("postgres")).to_arrow_table()
 
 
 class DuckDB:

@@ -1,5 +1,6 @@
-"""Which pooled DataFusion context a query borrows: lookups filter rows while Parquet pages are
-decoded, analytic queries (joins, aggregates) do not, small scans run in one partition."""
+"""Which pooled DataFusion context a query borrows: lookups and keyed aggregate subqueries filter
+rows while Parquet pages are decoded, other analytic queries (joins, aggregates) do not, small
+scans run in one partition."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from sqlglot import exp
 
 from embucket_py.engine.context import ContextPool
-from embucket_py.engine.query import is_lookup
+from embucket_py.engine.query import filters_in_scan
 from embucket_py.sql.parse import parse
 
 
@@ -21,12 +22,42 @@ from embucket_py.sql.parse import parse
         ("SELECT o_custkey FROM orders WHERE o_orderkey < 9 GROUP BY 1", False),
         ("SELECT * FROM orders JOIN customer ON o_custkey = c_custkey WHERE c_custkey = 1", False),
         ("INSERT INTO t SELECT * FROM orders WHERE o_orderkey = 7", False),
+        # A keyed aggregate: the outer keys filter the aggregated table's scan (TPC-H Q17, Q18).
+        (
+            "SELECT SUM(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND p_brand = 'B'"
+            " AND l_quantity < (SELECT 0.2 * AVG(l_quantity) FROM lineitem WHERE l_partkey = p_partkey)",
+            True,
+        ),
+        (
+            "SELECT o_orderkey FROM orders, lineitem WHERE o_orderkey = l_orderkey AND o_orderkey IN"
+            " (SELECT l_orderkey FROM lineitem GROUP BY l_orderkey HAVING SUM(l_quantity) > 300)",
+            True,
+        ),
+        # Not keyed: a whole-table aggregate (Q22), a subquery joining tables of its own (Q11),
+        # an IN without grouping (Q16), EXISTS (Q4).
+        (
+            "SELECT c_custkey FROM customer WHERE c_acctbal > (SELECT AVG(c_acctbal) FROM customer"
+            " WHERE c_acctbal > 0)",
+            False,
+        ),
+        (
+            "SELECT ps_partkey FROM partsupp, supplier WHERE ps_suppkey = s_suppkey GROUP BY 1"
+            " HAVING SUM(ps_availqty) > (SELECT SUM(ps_availqty) FROM partsupp, supplier"
+            " WHERE ps_suppkey = s_suppkey)",
+            False,
+        ),
+        ("SELECT ps_partkey FROM partsupp WHERE ps_suppkey NOT IN (SELECT s_suppkey FROM supplier)", False),
+        (
+            "SELECT o_orderpriority FROM orders WHERE EXISTS (SELECT * FROM lineitem WHERE l_orderkey ="
+            " o_orderkey AND l_commitdate < l_receiptdate)",
+            False,
+        ),
     ],
 )
-def test_lookups_are_one_table_through_a_where(sql: str, lookup: bool) -> None:
+def test_filters_run_in_the_scan_for_lookups_and_keyed_aggregates(sql: str, lookup: bool) -> None:
     tree = parse(sql)[0]
     tables = len(list(tree.find_all(exp.Table)))
-    assert is_lookup(tree, tables) is lookup
+    assert filters_in_scan(tree, tables) is lookup
 
 
 def test_the_pool_keeps_each_kind_apart() -> None:
