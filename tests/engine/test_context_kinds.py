@@ -1,13 +1,14 @@
-"""Which pooled DataFusion context a query borrows: lookups and keyed aggregate subqueries filter
+"""Which pooled DataFusion context a query borrows (lookups and keyed aggregate subqueries filter
 rows while Parquet pages are decoded, other analytic queries (joins, aggregates) do not, small
-scans run in one partition."""
+scans run in one partition), and the join settings every context has."""
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 from sqlglot import exp
 
-from embucket_py.engine.context import ContextPool
+from embucket_py.engine.context import ContextPool, new_context
 from embucket_py.engine.query import filters_in_scan
 from embucket_py.sql.parse import parse
 
@@ -72,3 +73,15 @@ def test_the_pool_keeps_each_kind_apart() -> None:
     assert pool.borrow(filter_in_scan=False) is analytic
     assert pool.borrow(filter_in_scan=True) is lookup
     assert pool.borrow(one_partition=True) is small
+
+
+def test_a_join_on_a_filtered_dimensions_keys_indexes_them_in_an_array() -> None:
+    # 100 keys spread over 100,000 values: too sparse for DataFusion's default (a hash table),
+    # within the engine's span of 1M slots.
+    ctx = new_context()
+    ctx.register_table("dim", ctx.from_arrow(pa.table({"k": pa.array(range(0, 100_000, 1000), pa.int64())})))
+    ctx.register_table("fact", ctx.from_arrow(pa.table({"k": pa.array(range(200_000), pa.int64())})))
+    sql = "SELECT COUNT(*) AS n, SUM(fact.k) AS s FROM fact JOIN dim ON fact.k = dim.k"
+    assert ctx.sql(sql).to_pylist() == [{"n": 100, "s": sum(range(0, 100_000, 1000))}]
+    analyzed = ctx.sql(f"EXPLAIN ANALYZE {sql}").to_arrow_table().column(1)[0].as_py()
+    assert "array_map_created_count=1" in analyzed
