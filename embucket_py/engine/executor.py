@@ -40,6 +40,7 @@ from embucket_py.engine import (
     transactions,
     variables,
 )
+from embucket_py.engine.file_sets import FILE_SETS
 from embucket_py.engine.metadata_columns import PARAMETER_DOCS
 from embucket_py.engine.query import describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
@@ -100,6 +101,13 @@ class Engine:
         STATEMENTS.fallback = self.history.times
         WINDOW.metastore = metastore  # time travel reaches back DATA_RETENTION_TIME_IN_DAYS
         self.parameter_defaults = parameter_defaults
+
+    def close(self) -> None:
+        """At shutdown: queued history rows and result copies reach the disk, and the folders of
+        file sets are removed (uvicorn ends a process stopped by SIGTERM with that signal again,
+        so exit handlers do not run)."""
+        self.history.close()
+        FILE_SETS.close()
 
     def prepare(self, text: str) -> list[Statement]:
         """Parses a request's SQL text into statements.

@@ -110,8 +110,7 @@ class FileSets:
         return folder
 
     def close(self) -> None:
-        """Removes the folders (at server shutdown: uvicorn ends a process stopped by SIGTERM with
-        that signal again, so exit handlers do not run)."""
+        """Removes the folders (at exit, and at server shutdown: see Engine.close)."""
         with self.lock:
             if self.root is not None:
                 shutil.rmtree(self.root, ignore_errors=True)
@@ -134,7 +133,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
-        return True
+        pass
     return True
 
 

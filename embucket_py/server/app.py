@@ -14,7 +14,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from embucket_py.config import Settings
-from embucket_py.engine.file_sets import FILE_SETS
 from embucket_py.errors import SnowflakeError
 from embucket_py.server.iceberg_rest.routes import ROUTES as ICEBERG_ROUTES
 from embucket_py.server.limits import RequestSizeLimit
@@ -50,8 +49,7 @@ def build_app(settings: Settings) -> Starlette:
         _announce(settings)
         yield
         state.queries.shutdown()
-        state.engine.history.close()  # queued history rows and result copies reach the disk
-        FILE_SETS.close()
+        state.engine.close()
 
     return Starlette(
         debug=False,
