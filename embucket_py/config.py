@@ -65,6 +65,10 @@ class Settings:
         default=1024,
         metadata={"help": "memory downloadable results may hold; older ones move to disk beyond it"},
     )
+    reused_results_mb: int = field(
+        default=256,
+        metadata={"help": "memory kept query results may hold for reuse (USE_CACHED_RESULT); 0: none"},
+    )
     workers: int = field(default=8, metadata={"help": "threads that execute statements"})
     query_memory_mb: int = field(
         default=0,

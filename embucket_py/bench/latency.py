@@ -14,6 +14,9 @@ from embucket_py.bench.tpch_queries import QUERIES
 
 # A mix of short and medium TPC-H queries for the concurrency figures.
 MIX = (1, 3, 5, 6, 10, 12, 14, 19)
+# Repeated with USE_CACHED_RESULT on: the result is reused, not computed (the figures above run
+# every query; see engine/reused_results.py).
+REUSED_SQL = QUERIES[1]
 FETCH_SQL = "SELECT l_orderkey, l_partkey, l_suppkey, l_extendedprice FROM lineitem LIMIT 10000000"
 
 
@@ -50,6 +53,11 @@ def measure(server: ServerProcess, raw: RawDataFusion, seconds: float) -> dict[s
             raw_lookup.append((time.perf_counter() - start) * 1000)
         out["point_lookup_raw_datafusion_p50_ms"] = round(statistics.median(raw_lookup), 2)
         out.update(_fetch_throughput(cur, raw))
+    with server.connect(reuse=True) as conn:
+        cur = conn.cursor()
+        cur.execute("USE SCHEMA tpch.public")
+        cur.execute(REUSED_SQL).fetchall()
+        out["tpch_q1_reused_p50_ms"] = round(statistics.median(_latencies(cur, REUSED_SQL, 30)), 2)
     for clients in (1, 4, 16):
         out[f"queries_per_minute_{clients}_clients"] = round(_throughput(server, clients, seconds), 1)
     return out

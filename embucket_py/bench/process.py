@@ -51,8 +51,11 @@ class ServerProcess:
             self.process.terminate()
             self.process.wait(timeout=30)
 
-    def connect(self, **kwargs: object) -> snowflake.connector.SnowflakeConnection:
+    def connect(self, reuse: bool = False, **kwargs: object) -> snowflake.connector.SnowflakeConnection:
+        """A connection whose queries run every time (USE_CACHED_RESULT off, as benchmarks on
+        Snowflake do) unless `reuse`."""
         return snowflake.connector.connect(
+            session_parameters={"USE_CACHED_RESULT": reuse},
             user=self.user,
             password=self.password,
             account="embucket",

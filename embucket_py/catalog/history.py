@@ -223,7 +223,10 @@ class QueryHistory:
                 self._writer = threading.Thread(target=self._run, name="embucket-history", daemon=True)
                 self._writer.start()
                 atexit.register(self.close)
-            self._changed.notify_all()
+            if len(self._queue) == 1:
+                # Only an idle writer waits for this; one gathering wakes for a flush or close
+                # (a wake-up per write took the GIL from the statements, 2-3 per statement).
+                self._changed.notify_all()
 
     def flush(self) -> None:
         """Returns once everything recorded so far is in the metastore (or failed to get there)."""

@@ -186,6 +186,7 @@ PARAMETER_DOCS: dict[str, tuple[object, str]] = {
         "Display format for the TIMESTAMP data type alias.",
     ),
     "TIMEZONE": ("America/Los_Angeles", "time zone"),
+    "USE_CACHED_RESULT": (True, "Whether to reuse persisted query results when the data has not changed."),
     "WEEK_START": (0, "First day of the week (0 = legacy, 1 = Monday ... 7 = Sunday)."),
 }
 

@@ -13,10 +13,11 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import scan
 from embucket_py.engine.clustering import has_system_functions, system_functions
-from embucket_py.engine.context import CONTEXTS, load_tables, register_arrow, register_tables
+from embucket_py.engine.context import CONTEXTS, StoredTables, load_tables, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.pivot_values import has_pivots, resolve_pivot_values
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
+from embucket_py.engine.reused_results import REUSED, reuse_enabled
 from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationError
 from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
@@ -128,6 +129,18 @@ def plan(
     query reads more than once are computed here, once (see sql/transforms/shared_ctes.py)."""
     translation = translate(tables, tree, ctx, source)
     stored = load_tables(tables, translation.tables, ctx)
+    return _plan_translated(tables, tree, ctx, translation, stored, cancel, share)
+
+
+def _plan_translated(
+    tables: Tables,
+    tree: exp.Expression,
+    ctx: SqlContext,
+    translation: QueryTranslation,
+    stored: StoredTables,
+    cancel: threading.Event | None,
+    share: bool,
+) -> tuple[DataFrame, list[str]]:
     df_ctx = CONTEXTS.borrow(stored.small, filters_in_scan(tree, len(translation.tables)))
     try:
         register_tables(df_ctx, tables, translation.tables, ctx, stored)
@@ -182,10 +195,20 @@ def run_query(
     source: SourceText | None,
     cancel: threading.Event | None = None,
 ) -> QueryResult:
-    frame, names = plan(tables, tree, ctx, source, cancel, share=True)
+    """A query's result: reused when the same query read the same table versions before (see
+    engine/reused_results.py), else planned and streamed (and kept for reuse once read)."""
+    translation = translate(tables, tree, ctx, source)
+    stored = load_tables(tables, translation.tables, ctx)
+    key = REUSED.key(translation, stored) if reuse_enabled(ctx.parameters) else None
+    if key is not None and (reused := REUSED.get(key)) is not None:
+        return reused.result()
+    frame, names = _plan_translated(tables, tree, ctx, translation, stored, cancel, share=True)
     stats = frame.session_context.scan_stats  # type: ignore[attr-defined]
+    columns = columns_of(frame.schema(), names)
     batches = stream(frame, cancel, stats)
-    return QueryResult(columns_of(frame.schema(), names), batches, StatementType.SELECT, scan=stats)
+    if key is not None:
+        batches = REUSED.keep(key, columns, batches)
+    return QueryResult(columns, batches, StatementType.SELECT, scan=stats)
 
 
 def describe_query(

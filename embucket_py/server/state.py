@@ -9,6 +9,7 @@ from embucket_py.catalog.metastore import Metastore
 from embucket_py.config import Settings
 from embucket_py.engine.context import configure_memory
 from embucket_py.engine.executor import Engine
+from embucket_py.engine.reused_results import REUSED
 from embucket_py.server.iceberg_rest import auth as iceberg_auth
 from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.running import QueryRegistry
@@ -37,6 +38,7 @@ class ServerState:
                 )
             )
         configure_memory(settings.query_memory_mb, str(settings.data_path / "spill"))
+        REUSED.configure(settings.reused_results_mb << 20)
         metastore = Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse)
         engine = Engine(metastore, default_parameters(settings))
         engine.bootstrap(settings.default_database, settings.default_schema)
@@ -84,4 +86,5 @@ def default_parameters(settings: Settings) -> dict[str, object]:
         "TIMESTAMP_OUTPUT_FORMAT": "YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM",
         "DATE_OUTPUT_FORMAT": "YYYY-MM-DD",
         "WEEK_START": 0,
+        "USE_CACHED_RESULT": True,
     }

@@ -40,7 +40,8 @@ def main() -> None:
         server = Server(Path(tmp))
         server.start()
         try:
-            with server.connect() as conn:
+            # Every statement runs: a reused result would skip the engine (USE_CACHED_RESULT).
+            with server.connect(session_parameters={"USE_CACHED_RESULT": False}) as conn:
                 cur = conn.cursor()
                 _report("SELECT 1", _timed(lambda: cur.execute("SELECT 1").fetchall(), args.repeat))
                 million = "SELECT seq4() AS n, seq4() * 2 AS m FROM TABLE(GENERATOR(ROWCOUNT => 1000000))"

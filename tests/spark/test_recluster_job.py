@@ -42,6 +42,7 @@ def _depth(cur: Any, table: str) -> float:
 
 
 def _files_scanned(cur: Any, query: str) -> tuple[int, int]:
+    cur.execute("ALTER SESSION SET USE_CACHED_RESULT = FALSE")  # the files a run reads, never a reuse
     cur.execute(query)
     query_id = cur.sfqid
     cur.execute(
