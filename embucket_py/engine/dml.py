@@ -6,6 +6,7 @@ import threading
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.tables import TableName, Tables
@@ -18,7 +19,14 @@ from embucket_py.errors import (
     SqlCompilationError,
 )
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.dml import InsertDef, insert_select, one_row, values_with_defaults, with_defaults
+from embucket_py.sql.dml import (
+    InsertDef,
+    insert_select,
+    one_row,
+    row_widths,
+    values_with_defaults,
+    with_defaults,
+)
 from embucket_py.types import to_arrow
 
 
@@ -47,8 +55,10 @@ def insert(
         if d.default_values:
             select = with_defaults(one_row(), extra)
         else:
-            width = len(plan(tables, query, ctx, None)[0].schema())
-            _check_width(width, len(targets))
+            # VALUES are not planned alone: DataFusion would reject rows mixing types.
+            widths = row_widths(query) if isinstance(query, exp.Values) else None
+            for width in widths or [len(plan(tables, query, ctx, None)[0].schema())]:
+                _check_width(width, len(targets))
             # DataFusion casts the source to the target types (strings to dates, timestamps, ...).
             select = with_defaults(insert_select(query, [(n, types[n]) for n in targets]), extra)
         rows = collect(plan(tables, select, ctx, None)[0], cancel)

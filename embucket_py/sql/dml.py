@@ -105,7 +105,7 @@ def insert_select(query: exp.Expression, targets: list[tuple[str, SfType]]) -> e
     SELECT CAST("__c1" AS t1), ... FROM (<source>) AS "__src"("__c1", ...)."""
     names = [f"__c{i + 1}" for i in range(len(targets))]
     source = exp.Subquery(
-        this=query.copy(),
+        this=_typed_values(query, targets) if isinstance(query, exp.Values) else query.copy(),
         alias=exp.TableAlias(
             this=exp.to_identifier("__src", quoted=True),
             columns=[exp.to_identifier(n, quoted=True) for n in names],
@@ -119,6 +119,30 @@ def insert_select(query: exp.Expression, targets: list[tuple[str, SfType]]) -> e
         for n, (_, t) in zip(names, targets, strict=True)
     ]
     return exp.select(*casts).from_(source)
+
+
+# Kinds whose VALUES cells are cast one by one (VARIANT and friends keep the one cast outside).
+_CELL_CAST_KINDS = {"FIXED", "REAL", "TEXT", "BINARY", "BOOLEAN", "DATE", "TIME"}
+
+
+def _typed_values(values: exp.Values, targets: list[tuple[str, SfType]]) -> exp.Values:
+    """VALUES rows with each cell cast to its target column's type, as Snowflake coerces each
+    value: rows mixing a string and a DATE (or a number and a FLOAT) then agree on one type,
+    which DataFusion's VALUES requires."""
+    values = values.copy()
+    if len(values.expressions) < 2:
+        return values
+    for row in values.expressions:
+        items = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
+        for item, (_, t) in zip(items, targets, strict=False):
+            if t.kind in _CELL_CAST_KINDS or t.kind.startswith("TIMESTAMP"):
+                item.replace(exp.cast(item.copy(), exp.DataType.build(t.sql, dialect="snowflake")))
+    return values
+
+
+def row_widths(values: exp.Values) -> set[int]:
+    """The numbers of cells in VALUES rows (one number when every row has as many)."""
+    return {len(row.expressions) if isinstance(row, exp.Tuple) else 1 for row in values.expressions}
 
 
 def _truth(condition: exp.Expression) -> exp.Expression:

@@ -96,6 +96,9 @@ class SourceText:
         first = self._starts[min(starts)]
         while first > 0 and self.tokens[first - 1].token_type == TokenType.L_PAREN:
             first -= 1
+        if first > 0 and self.tokens[first].token_type == TokenType.L_PAREN:
+            # A call sqlglot keeps without a node for its name (OBJECT_CONSTRUCT_KEEP_NULL(...)).
+            first -= self.tokens[first - 1].token_type == TokenType.VAR
         depth = 0
         last = first
         for i in range(first, len(self.tokens)):

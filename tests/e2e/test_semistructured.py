@@ -64,3 +64,23 @@ def test_array_agg_and_object_agg(cur: Any) -> None:
     arr, obj = cur.fetchone()
     assert json.loads(arr) == [3, 2, 1]
     assert json.loads(obj) == {"a": 1, "b": 3, "c": 2}
+
+
+def test_object_construct_star_takes_the_columns_star_stands_for(cur: Any) -> None:
+    """OBJECT_CONSTRUCT(*), with EXCLUDE and `t.*`, and OBJECT_CONSTRUCT_KEEP_NULL(*): the
+    documented examples' shapes, over a stored table and over VALUES."""
+    cur.execute('CREATE TABLE prov (province VARCHAR, created DATE, "Mixed" INT)')
+    cur.execute("INSERT INTO prov VALUES ('Manitoba', '2024-01-18', 1), ('Alberta', NULL, 2)")
+    cur.execute("SELECT OBJECT_CONSTRUCT(*) AS oc FROM prov ORDER BY oc['PROVINCE']")
+    assert [json.loads(r[0]) for r in cur.fetchall()] == [
+        {"Mixed": 2, "PROVINCE": "Alberta"},
+        {"CREATED": "2024-01-18", "Mixed": 1, "PROVINCE": "Manitoba"},
+    ]
+    cur.execute("SELECT OBJECT_CONSTRUCT_KEEP_NULL(p.* EXCLUDE province) FROM prov p ORDER BY 1")
+    assert cur.description[0].name == "OBJECT_CONSTRUCT_KEEP_NULL(P.* EXCLUDE PROVINCE)"
+    assert [json.loads(r[0]) for r in cur.fetchall()] == [
+        {"CREATED": "2024-01-18", "Mixed": 1},
+        {"CREATED": None, "Mixed": 2},
+    ]
+    rows = cur.execute("SELECT OBJECT_CONSTRUCT(*) FROM (VALUES (1, 'x'), (2, 'y')) AS t ORDER BY 1").fetchall()
+    assert [json.loads(r[0]) for r in rows] == [{"COLUMN1": 1, "COLUMN2": "x"}, {"COLUMN1": 2, "COLUMN2": "y"}]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
 import pytest
-from snowflake.connector.errors import NotSupportedError
+from snowflake.connector.errors import NotSupportedError, ProgrammingError
 
 from tests.e2e.conftest import CONNECTOR_MAJOR, Server
 
@@ -151,3 +152,32 @@ def test_timestamp_ltz_renders_in_session_timezone(typed: Any) -> None:
     (value,) = cur.execute("SELECT ltz FROM types WHERE ltz IS NOT NULL").fetchone()
     assert value == dt.datetime(2024, 1, 31, 10, tzinfo=UTC)
     assert value.utcoffset() == dt.timedelta(hours=9)
+
+
+def test_exponent_literals_are_numbers_or_floats(cur: Any) -> None:
+    """1.5e3 is the NUMBER it equals; a value NUMBER cannot hold is a FLOAT. Both used to reach
+    the client as a decimal of negative scale, which the connector rejects."""
+    cur.execute("SELECT 1.5e3 AS a, 15e-03 AS b, 1.7976931348623157e+308 AS c, 2.5E-40 AS d")
+    assert cur.fetchall() == [(1500, Decimal("0.015"), 1.7976931348623157e308, 2.5e-40)]
+    assert [(d.type_code, d.scale) for d in cur.description] == [(0, 0), (0, 3), (1, None), (1, None)]
+
+
+def test_insert_values_coerces_each_value_to_its_column(cur: Any) -> None:
+    """Rows mixing a string and a DATE (or numbers and FLOAT specials) are coerced per column,
+    as Snowflake does; they used to fail as a VALUES list of inconsistent types."""
+    cur.execute("CREATE TABLE mixed (id INT, d DATE, t TIME, f FLOAT)")
+    cur.execute(
+        "INSERT INTO mixed VALUES (1, '2023-01-01', '12:34:56', 1.7976931348623157e+308), "
+        "(2, DATE('2023-06-15'), TIME('15:30:45'), 'NaN'::FLOAT), (3, NULL, NULL, 1)"
+    )
+    rows = cur.execute("SELECT id, d, t, f FROM mixed ORDER BY id").fetchall()
+    assert [r[:3] for r in rows] == [
+        (1, dt.date(2023, 1, 1), dt.time(12, 34, 56)),
+        (2, dt.date(2023, 6, 15), dt.time(15, 30, 45)),
+        (3, None, None),
+    ]
+    assert rows[0][3] == 1.7976931348623157e308 and math.isnan(rows[1][3]) and rows[2][3] == 1.0
+    with pytest.raises(ProgrammingError) as short:
+        cur.execute("INSERT INTO mixed VALUES (4, '2023-01-01', NULL, 1), (5)")
+    assert short.value.errno == 2020
+    assert cur.execute("SELECT COUNT(*) FROM mixed").fetchone() == (3,)

@@ -65,6 +65,8 @@ def test_array_agg_orders_inside_the_aggregate() -> None:
     assert 'ORDER BY "id" DESC' in sql
 
 
-def test_object_construct_star_is_unsupported() -> None:
-    with pytest.raises(Unsupported, match=r"OBJECT_CONSTRUCT\(\*\)"):
+def test_object_construct_star_needs_known_columns() -> None:
+    with pytest.raises(Unsupported, match=r"OBJECT_CONSTRUCT\(\*\) over a source of unknown columns"):
         translate("SELECT OBJECT_CONSTRUCT(*) FROM t")
+    sql = translate("SELECT OBJECT_CONSTRUCT(* EXCLUDE b) FROM (VALUES (1, 2, 3)) AS v(a, b, c)").sql
+    assert "make_array(CAST('A' AS VARCHAR), CAST('C' AS VARCHAR))" in sql

@@ -54,9 +54,14 @@ def test_projections_get_engine_aliases() -> None:
     validate("select 1 as a, 2 as a", 'SELECT 1 AS "a", 2 AS "a_"')
 
 
-@pytest.mark.xfail(strict=True, reason="names.SourceText.span drops the CAST keyword: '(A AS NUMBER(10, 2))'")
-def test_cast_is_named_with_its_keyword() -> None:
+def test_calls_without_a_name_node_keep_their_name() -> None:
+    # sqlglot keeps CAST and OBJECT_CONSTRUCT_KEEP_NULL without a node for the function's name.
     assert result_names("select cast(a as number(10, 2)) from t") == ["CAST(A AS NUMBER(10, 2))"]
+    assert result_names("select object_construct_keep_null(*), (a) from (values (1)) as t(a)") == [
+        "OBJECT_CONSTRUCT_KEEP_NULL(*)",
+        "(A)",
+    ]
+    assert result_names("select distinct (b) from t") == ["(B)"]
 
 
 @pytest.mark.xfail(

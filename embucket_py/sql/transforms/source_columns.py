@@ -88,24 +88,34 @@ class SourceColumns:
                 names.append(projection_name(item, None) or "")
         return names
 
-    def _star(self, select: exp.Select, table: str | None, star: exp.Star) -> list[str] | None:
+    def star_sources(
+        self, select: exp.Select, table: str | None, star: exp.Star
+    ) -> list[tuple[exp.Expression, list[str]]] | None:
+        """The FROM items `[table.]*` reads, each with the columns it contributes (EXCLUDE
+        applied); None when one's columns are unknown."""
         from_ = select.args.get("from_") or select.args.get("from")
         sources = [from_.this] if from_ is not None else []
         sources += [j.this for j in select.args.get("joins") or []]
-        names: list[str] = []
+        excluded = {
+            normalize(c.this if isinstance(c, exp.Column) else c) for c in star.args.get("except_") or []
+        }
+        found = []
         for source in sources:
             if table and normalize(source.alias_or_name) != normalize(table):
                 continue
             columns = self.of_source(source)
             if columns is None:
                 return None
-            names += columns
-        excluded = {
-            normalize(c.this if isinstance(c, exp.Column) else c) for c in star.args.get("except_") or []
-        }
+            found.append((source, [n for n in columns if n not in excluded]))
+        return found
+
+    def _star(self, select: exp.Select, table: str | None, star: exp.Star) -> list[str] | None:
+        sources = self.star_sources(select, table, star)
+        if sources is None:
+            return None
         renamed = {
             normalize(a.this.this if isinstance(a.this, exp.Column) else a.this): normalize(a.args["alias"])
             for a in star.args.get("rename") or []
             if isinstance(a, exp.Alias)
         }
-        return [renamed.get(n, n) for n in names if n not in excluded]
+        return [renamed.get(n, n) for _, columns in sources for n in columns]

@@ -7,6 +7,7 @@ https://docs.snowflake.com/en/sql-reference/operators-arithmetic#scale-and-preci
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from sqlglot import exp
 
@@ -139,7 +140,20 @@ def _width_bucket(node: exp.WidthBucket) -> exp.Expression:
     )
 
 
+def _exponent_literal(node: exp.Literal) -> exp.Expression:
+    """A number in exponent notation (1.5e3, 15e-03) as the NUMBER literal it equals when NUMBER
+    holds it (38 digits, scale up to 37), else as a FLOAT (1.7976931348623157e+308). Left as
+    it is, DataFusion reads it as a decimal of negative scale, which no client accepts."""
+    text = format(Decimal(node.name).normalize(), "f")
+    whole, _, fraction = text.partition(".")
+    if len(fraction) <= 37 and len(whole.lstrip("0")) + len(fraction) <= 38:
+        return exp.Literal.number(text)
+    return cast(exp.Literal.string(node.name), "DOUBLE")
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
+        return _exponent_literal(node)
     if isinstance(node, exp.WidthBucket):
         return _width_bucket(node)
     if isinstance(node, exp.Div) and not node.args.get("typed"):

@@ -509,6 +509,4 @@ def _visit(node: exp.Expression) -> exp.Expression:
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:
-    if isinstance(tree, exp.StarMap) or tree.find(exp.StarMap):
-        raise Unsupported("OBJECT_CONSTRUCT(*) is not supported.")
     return _visit(tree)
