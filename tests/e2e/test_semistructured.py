@@ -82,5 +82,10 @@ def test_object_construct_star_takes_the_columns_star_stands_for(cur: Any) -> No
         {"CREATED": "2024-01-18", "Mixed": 1},
         {"CREATED": None, "Mixed": 2},
     ]
-    rows = cur.execute("SELECT OBJECT_CONSTRUCT(*) FROM (VALUES (1, 'x'), (2, 'y')) AS t ORDER BY 1").fetchall()
-    assert [json.loads(r[0]) for r in rows] == [{"COLUMN1": 1, "COLUMN2": "x"}, {"COLUMN1": 2, "COLUMN2": "y"}]
+    rows = cur.execute(
+        "SELECT OBJECT_CONSTRUCT(*) FROM (VALUES (1, 'x'), (2, 'y')) AS t ORDER BY 1"
+    ).fetchall()
+    assert [json.loads(r[0]) for r in rows] == [
+        {"COLUMN1": 1, "COLUMN2": "x"},
+        {"COLUMN1": 2, "COLUMN2": "y"},
+    ]
