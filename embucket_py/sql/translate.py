@@ -26,6 +26,7 @@ from embucket_py.sql.transforms.sampling import sampling
 from embucket_py.sql.transforms.shared_ctes import shared_ctes
 from embucket_py.sql.transforms.star_objects import star_objects
 from embucket_py.sql.transforms.tables import TableUse, table_references
+from embucket_py.sql.transforms.using_joins import using_joins
 from embucket_py.sql.transforms.variables import variables
 
 
@@ -72,6 +73,7 @@ def _translate(
     # need Snowflake names); identifiers last (every remaining name becomes its stored form).
     projected = projections(tree, source)
     tree = star_objects(tree, ctx, columns)
+    tree = using_joins(tree, ctx, columns)
     tree = variables(tree, ctx.variables)
     tree = context_functions(tree, ctx.values)
     tree = current_time(tree)

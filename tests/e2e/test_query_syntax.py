@@ -89,3 +89,22 @@ def test_ctes_read_more_than_once(sales: Any) -> None:
         "ORDER BY 2"
     )
     assert sales.fetchall() == [("Q1", 30), ("Q1", 70), ("Q1", 100), ("all", 250)]
+
+
+def test_full_and_right_joins_by_using_or_natural_coalesce_their_keys(cur: Any) -> None:
+    """A USING/NATURAL join column holds either side's key: rows only the right side has keep
+    theirs (they came back NULL, DataFusion reading the left side's)."""
+    cur.execute("CREATE TABLE d1 (id INT, v VARCHAR)")
+    cur.execute("CREATE TABLE d2 (id INT, w VARCHAR)")
+    cur.execute("INSERT INTO d1 VALUES (1, 'a'), (2, 'b')")
+    cur.execute("INSERT INTO d2 VALUES (2, 'x'), (5, 'y')")
+    everything = [(1, "a", None), (2, "b", "x"), (5, None, "y")]
+    assert cur.execute("SELECT * FROM d1 NATURAL FULL OUTER JOIN d2 ORDER BY id").fetchall() == everything
+    assert [d.name for d in cur.description] == ["ID", "V", "W"]
+    assert cur.execute("SELECT * FROM d1 p FULL JOIN d2 q USING (id) ORDER BY id").fetchall() == everything
+    rows = cur.execute("SELECT id, w FROM d1 RIGHT JOIN d2 USING (id) WHERE id > 1 ORDER BY id").fetchall()
+    assert rows == [(2, "x"), (5, "y")]
+    rows = cur.execute("SELECT d1.id, d2.id, id + 1 FROM d1 FULL JOIN d2 USING (id) GROUP BY ALL ORDER BY 3")
+    assert rows.fetchall() == [(1, None, 2), (2, 2, 3), (None, 5, 6)]
+    assert [d.name for d in cur.description] == ["ID", "ID", "ID + 1"]
+    assert cur.execute("SELECT * FROM d1 LEFT JOIN d2 USING (id) ORDER BY id").fetchall() == everything[:2]
