@@ -119,3 +119,12 @@ class SourceColumns:
             if isinstance(a, exp.Alias)
         }
         return [renamed.get(n, n) for _, columns in sources for n in columns]
+
+
+def qualifier_of(source: exp.Expression) -> exp.Identifier | None:
+    """How a FROM item's columns are qualified: its alias, a table's own name, or not at all (a
+    subquery without alias)."""
+    alias = source.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
+        return alias.this
+    return source.this if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) else None

@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualifier_of
 
 
 def _star_of(node: exp.Expression) -> tuple[exp.Star, str | None] | None:
@@ -26,15 +26,6 @@ def _star_of(node: exp.Expression) -> tuple[exp.Star, str | None] | None:
     if isinstance(inner, exp.Column) and isinstance(inner.this, exp.Star):
         return inner.this, inner.table
     return None
-
-
-def _qualifier(source: exp.Expression) -> exp.Identifier | None:
-    """How the columns of a FROM item are qualified: its alias, a table's own name, or not at
-    all (a subquery without alias)."""
-    alias = source.args.get("alias")
-    if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
-        return alias.this
-    return source.this if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) else None
 
 
 def star_objects(
@@ -55,7 +46,7 @@ def star_objects(
             raise Unsupported("OBJECT_CONSTRUCT(*) over a source of unknown columns is not supported.")
         pairs: list[exp.Expression] = []
         for source, columns in sources:
-            qualifier = _qualifier(source)
+            qualifier = qualifier_of(source)
             for name in columns:
                 column = exp.column(exp.to_identifier(name, quoted=True), qualifier and qualifier.copy())
                 pairs += [exp.Literal.string(name), column]

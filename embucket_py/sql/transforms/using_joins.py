@@ -17,14 +17,7 @@ from sqlglot import exp
 from embucket_py.naming import stored
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize
-from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns
-
-
-def _qualifier(source: exp.Expression) -> exp.Identifier | None:
-    alias = source.args.get("alias")
-    if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
-        return alias.this
-    return source.this if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) else None
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualifier_of
 
 
 def _ref(name: str, qualifier: exp.Identifier) -> exp.Column:
@@ -47,7 +40,7 @@ def _rewrite(select: exp.Select, index: int, resolver: SourceColumns) -> bool:
     left_sources = [from_.this] + [j.this for j in select.args["joins"][:index]]
     sides: list[tuple[exp.Identifier, list[str]]] = []
     for source in [*left_sources, join.this]:
-        columns, qualifier = resolver.of_source(source), _qualifier(source)
+        columns, qualifier = resolver.of_source(source), qualifier_of(source)
         if columns is None or qualifier is None:
             return False
         sides.append((qualifier, columns))
