@@ -20,6 +20,7 @@ _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid
 # A Python UDF that raised one of our errors: DataFusion wraps it as `PyErr { type: <class ...> }`.
 _UDF_ERROR = re.compile(r"PyErr \{ type: <class 'embucket_py\.errors\.(\w+)'>, value: \w+\((['\"])(.*?)\2\)")
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
+_PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 
 
@@ -55,6 +56,8 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return DivisionByZero("Division by zero")
     if "Cannot cast string" in text or "Cannot parse" in text:
         return NumericValueNotRecognized(message)
+    if match := _PARSER.search(text):  # SQL the translation let through that DataFusion cannot read
+        return errors.SyntaxError_(f"syntax error: {match.group(1)}")
     if "This feature is not implemented" in text:
         return Unsupported(message.replace("This feature is not implemented: ", ""))
     if match := _SET_OP_WIDTH.search(text):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 
@@ -58,4 +59,27 @@ def _parse(text: str) -> list[exp.Expression]:
     statements = [put_placeholder(t) for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
     if not statements:
         raise SyntaxError_("Empty SQL statement.", code=900, sqlstate="42000")
+    for tree in statements:
+        _reject_beyond_snowflake(tree, text)
     return statements
+
+
+# Forms sqlglot reads (from other dialects) that Snowflake's grammar has not: a negative LIMIT or
+# OFFSET count, TOP/LIMIT ... PERCENT.
+_NEGATIVE_COUNT = re.compile(r"\b(?:LIMIT|OFFSET|TOP)\s+(-)", re.IGNORECASE)
+_PERCENT = re.compile(r"\bPERCENT\b", re.IGNORECASE)
+
+
+def _reject_beyond_snowflake(tree: exp.Expression, text: str) -> None:
+    for node in tree.find_all(exp.Limit, exp.Offset):
+        if isinstance(node.expression, exp.Neg) and (found := _NEGATIVE_COUNT.search(text)):
+            _unexpected(text, found.start(1), "-")
+        options = node.args.get("limit_options")
+        if options is not None and options.args.get("percent") and (found := _PERCENT.search(text)):
+            _unexpected(text, found.start(), found.group())
+
+
+def _unexpected(text: str, at: int, token: str) -> None:
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1)
+    raise SyntaxError_(f"syntax error line {line} at position {column} unexpected '{token}'.")

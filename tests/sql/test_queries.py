@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from embucket_py.errors import SyntaxError_
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import translate_query
@@ -55,6 +56,19 @@ def test_values() -> None:
 
 def test_top_becomes_limit() -> None:
     validate("SELECT TOP 3 a FROM t", 'SELECT "a" AS "a" FROM "__t0" AS "t" LIMIT 3')
+
+
+def test_counts_snowflake_does_not_parse_are_syntax_errors() -> None:
+    """Negative LIMIT/OFFSET counts and PERCENT: Snowflake's 001003, placed at the token."""
+    for text, message in [
+        ("SELECT * FROM t LIMIT 1 OFFSET -1", "syntax error line 1 at position 31 unexpected '-'."),
+        ("SELECT *\nFROM t LIMIT -1", "syntax error line 2 at position 13 unexpected '-'."),
+        ("SELECT TOP 50 PERCENT * FROM t", "syntax error line 1 at position 14 unexpected 'PERCENT'."),
+    ]:
+        with pytest.raises(SyntaxError_) as info:
+            parse(text)
+        assert info.value.message.endswith(message) and info.value.code == 1003
+    assert len(parse("SELECT -1 FROM t LIMIT 1 OFFSET 1")) == 1
 
 
 def test_conditional_functions() -> None:

@@ -1,0 +1,26 @@
+"""DataFusion's own errors (raised by a real SessionContext) in Snowflake's terms."""
+
+from __future__ import annotations
+
+import pytest
+from datafusion import SessionContext
+
+from embucket_py.engine.failures import from_datafusion
+
+
+def _error_of(sql: str) -> Exception:
+    with pytest.raises(Exception) as info:
+        SessionContext().sql(sql).collect()
+    return info.value
+
+
+def test_sql_datafusion_cannot_read_is_a_syntax_error() -> None:
+    error = from_datafusion(_error_of("SELECT 1 FROM t LIMIT 50 PERCENT"))
+    assert (error.code, error.sqlstate) == (1003, "42000")
+    assert "\nsyntax error: Expected: end of statement, found: PERCENT" in error.message
+    assert "Line:" not in error.message  # positions in the engine's SQL would mislead
+
+
+def test_division_by_zero_and_planning_errors() -> None:
+    assert from_datafusion(_error_of("SELECT 1 / 0")).code == 100051
+    assert from_datafusion(_error_of("SELECT nope FROM (SELECT 1 AS a)")).code == 904
