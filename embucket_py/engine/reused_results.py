@@ -67,7 +67,6 @@ class ReusedResults:
         self._kept: OrderedDict[Key, Reused] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
-        self.hits = 0
 
     def configure(self, budget: int) -> None:
         """Sets the byte budget (0 keeps nothing) and lets every kept result go."""
@@ -98,7 +97,6 @@ class ReusedResults:
                 self._drop(key)
                 return None
             self._kept.move_to_end(key)
-            self.hits += 1
             return found
 
     def keep(
@@ -130,9 +128,6 @@ class ReusedResults:
 
     def _drop(self, key: Key) -> None:
         self._size -= self._kept.pop(key).size
-
-    def clear(self) -> None:
-        self.configure(self.budget)
 
 
 REUSED = ReusedResults()

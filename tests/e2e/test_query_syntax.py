@@ -108,3 +108,8 @@ def test_full_and_right_joins_by_using_or_natural_coalesce_their_keys(cur: Any) 
     assert rows.fetchall() == [(1, None, 2), (2, 2, 3), (None, 5, 6)]
     assert [d.name for d in cur.description] == ["ID", "ID", "ID + 1"]
     assert cur.execute("SELECT * FROM d1 LEFT JOIN d2 USING (id) ORDER BY id").fetchall() == everything[:2]
+    cur.execute("CREATE TABLE d3 (id INT, z VARCHAR)")
+    cur.execute("INSERT INTO d3 VALUES (5, 'five'), (1, 'one')")
+    rows = cur.execute("SELECT * FROM d1 FULL JOIN d2 USING (id) JOIN d3 ON d3.id = id ORDER BY 1").fetchall()
+    assert rows == [(1, "a", None, 1, "one"), (5, None, "y", 5, "five")]
+    assert [d.name for d in cur.description] == ["ID", "V", "W", "ID", "Z"]

@@ -128,3 +128,8 @@ def qualifier_of(source: exp.Expression) -> exp.Identifier | None:
     if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
         return alias.this
     return source.this if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) else None
+
+
+def qualified(name: str, qualifier: exp.Identifier | None) -> exp.Column:
+    """A reference to the column of Snowflake name `name`, qualified when `qualifier` is given."""
+    return exp.column(exp.to_identifier(name, quoted=True), qualifier.copy() if qualifier else None)

@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualifier_of
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
 
 
 def _star_of(node: exp.Expression) -> tuple[exp.Star, str | None] | None:
@@ -48,8 +48,7 @@ def star_objects(
         for source, columns in sources:
             qualifier = qualifier_of(source)
             for name in columns:
-                column = exp.column(exp.to_identifier(name, quoted=True), qualifier and qualifier.copy())
-                pairs += [exp.Literal.string(name), column]
+                pairs += [exp.Literal.string(name), qualified(name, qualifier)]
         kind = exp.JSONObject if isinstance(call, exp.JSONObject) else exp.Struct
         call.replace(kind(expressions=pairs))
     return tree

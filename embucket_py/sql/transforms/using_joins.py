@@ -17,11 +17,8 @@ from sqlglot import exp
 from embucket_py.naming import stored
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize
-from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualifier_of
-
-
-def _ref(name: str, qualifier: exp.Identifier) -> exp.Column:
-    return exp.column(exp.to_identifier(name, quoted=True), qualifier.copy())
+from embucket_py.sql.transforms.projections import DUPLICATE_MARK
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
 
 
 def _own_columns(select: exp.Select) -> list[exp.Column]:
@@ -33,17 +30,34 @@ def _own_columns(select: exp.Select) -> list[exp.Column]:
     ]
 
 
+def _distinctly_named(columns: list[tuple[str, exp.Expression]]) -> list[exp.Expression]:
+    """The columns `*` stands for, each under an engine name of its own: a name seen before gets
+    the mark the client's name leaves out (`SELECT *` over a join may repeat a name)."""
+    used: set[str] = set()
+    named = []
+    for name, value in columns:
+        field = stored(name)
+        while field in used:
+            field += DUPLICATE_MARK
+        used.add(field)
+        named.append(exp.alias_(value, exp.to_identifier(field, quoted=True)))
+    return named
+
+
 def _rewrite(select: exp.Select, index: int, resolver: SourceColumns) -> bool:
     """Rewrites the select's join number `index`; False when its sides' columns are unknown."""
     join = select.args["joins"][index]
     from_ = select.args.get("from_") or select.args.get("from")
     left_sources = [from_.this] + [j.this for j in select.args["joins"][:index]]
+    later_sources = [j.this for j in select.args["joins"][index + 1 :]]
     sides: list[tuple[exp.Identifier, list[str]]] = []
-    for source in [*left_sources, join.this]:
+    for source in [*left_sources, join.this, *later_sources]:
         columns, qualifier = resolver.of_source(source), qualifier_of(source)
         if columns is None or qualifier is None:
             return False
         sides.append((qualifier, columns))
+    later = sides[len(left_sources) + 1 :]
+    sides = sides[: len(left_sources) + 1]
     right_q, right_columns = sides.pop()
     left_names = [n for _, columns in sides for n in columns]
     if join.args.get("method"):
@@ -56,7 +70,7 @@ def _rewrite(select: exp.Select, index: int, resolver: SourceColumns) -> bool:
             left_of.setdefault(n, qualifier)
     if not keys or any(k not in left_of or k not in right_columns for k in keys):
         return False
-    merged = {k: exp.func("COALESCE", _ref(k, left_of[k]), _ref(k, right_q)) for k in keys}
+    merged = {k: exp.func("COALESCE", qualified(k, left_of[k]), qualified(k, right_q)) for k in keys}
     for column in _own_columns(select):
         name = normalize(column.this)
         if name in merged:
@@ -64,13 +78,15 @@ def _rewrite(select: exp.Select, index: int, resolver: SourceColumns) -> bool:
     expanded: list[exp.Expression] = []
     for item in select.expressions:
         if isinstance(item, exp.Star) and not item.args.get("except_") and not item.args.get("rename"):
-            expanded += [exp.alias_(merged[k].copy(), exp.to_identifier(stored(k), True)) for k in keys]
-            expanded += [_ref(n, q) for q, columns in sides for n in columns if n not in merged]
-            expanded += [_ref(n, right_q) for n in right_columns if n not in merged]
+            star = [(k, merged[k].copy()) for k in keys]
+            star += [(n, qualified(n, q)) for q, columns in sides for n in columns if n not in merged]
+            star += [(n, qualified(n, right_q)) for n in right_columns if n not in merged]
+            star += [(n, qualified(n, q)) for q, columns in later for n in columns]
+            expanded += _distinctly_named(star)
         else:
             expanded.append(item)
     select.set("expressions", expanded)
-    on = exp.and_(*[exp.EQ(this=_ref(k, left_of[k]), expression=_ref(k, right_q)) for k in keys])
+    on = exp.and_(*[exp.EQ(this=qualified(k, left_of[k]), expression=qualified(k, right_q)) for k in keys])
     join.set("using", None)
     join.set("method", None)
     join.set("on", on)
