@@ -21,6 +21,7 @@ _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid
 _UDF_ERROR = re.compile(r"PyErr \{ type: <class 'embucket_py\.errors\.(\w+)'>, value: \w+\((['\"])(.*?)\2\)")
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
+_NOT_GROUPED = re.compile(r'column "(?:([^".]+)\.)?([^".]+)" must appear in the GROUP BY clause')
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 
 
@@ -65,6 +66,13 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return SqlCompilationError(
             f"invalid number of result columns for set operator input branches ({match.group(1)})",
             code=1789,
+        )
+    if match := _NOT_GROUPED.search(text):
+        name = ".".join(part.upper() if part == part.lower() else part for part in match.groups() if part)
+        return SqlCompilationError(
+            f"error line 1 at position 0\n'{name}' in select clause is neither an aggregate nor in the "
+            "group by clause.",
+            code=1104,
         )
     if "Aggregate functions are not allowed in the WHERE clause" in text:
         return SqlCompilationError("Invalid aggregate function in where clause", code=2035)

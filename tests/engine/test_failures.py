@@ -24,3 +24,14 @@ def test_sql_datafusion_cannot_read_is_a_syntax_error() -> None:
 def test_division_by_zero_and_planning_errors() -> None:
     assert from_datafusion(_error_of("SELECT 1 / 0")).code == 100051
     assert from_datafusion(_error_of("SELECT nope FROM (SELECT 1 AS a)")).code == 904
+
+
+def test_a_column_neither_grouped_nor_aggregated_is_named_as_snowflake_does() -> None:
+    ctx = SessionContext()
+    ctx.sql("CREATE TABLE t1 AS VALUES (1, 2)").collect()
+    with pytest.raises(Exception) as info:
+        ctx.sql("SELECT t1.column1, t1.column2 FROM t1 GROUP BY t1.column1").collect()
+    error = from_datafusion(info.value)
+    assert (error.code, error.sqlstate) == (1104, "42601")
+    expected = "'T1.COLUMN2' in select clause is neither an aggregate nor in the group by clause."
+    assert error.message.endswith(expected)

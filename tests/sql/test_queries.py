@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from embucket_py.errors import SyntaxError_
+from embucket_py.errors import SqlCompilationError, SyntaxError_
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import translate_query
@@ -88,6 +88,21 @@ def test_recursive_cte() -> None:
         'WITH RECURSIVE "r" AS (SELECT 1 AS "n" UNION ALL SELECT "n" + 1 AS "n + 1" FROM "r" WHERE "n" < 3) '
         'SELECT "n" AS "n" FROM "r"',
     )
+
+
+def test_a_cte_reading_itself_is_recursive_without_the_keyword() -> None:
+    validate(
+        "WITH r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r",
+        'WITH RECURSIVE "r" AS (SELECT 1 AS "n" UNION ALL SELECT "n" + 1 AS "n + 1" FROM "r" WHERE "n" < 3) '
+        'SELECT "n" AS "n" FROM "r"',
+    )
+    sql = translate_query(
+        parse("WITH u AS (SELECT a FROM t UNION ALL SELECT a FROM t) SELECT a FROM u")[0], CTX, None
+    )
+    assert not sql.sql.startswith("WITH RECURSIVE")
+    with pytest.raises(SqlCompilationError, match="UNION not yet supported within a Recursive CTE") as info:
+        translate_query(parse("WITH b AS (SELECT 1 UNION SELECT * FROM b) SELECT * FROM b")[0], CTX, None)
+    assert info.value.code == 1102
 
 
 def test_star_with_another_column() -> None:

@@ -1,5 +1,6 @@
-"""A recursive CTE's column list (`WITH RECURSIVE f (n, m) AS (...)`) -> aliases on its anchor
-SELECT: DataFusion ignores the list of a recursive CTE and names the columns after the anchor.
+"""A CTE that reads itself is recursive (RECURSIVE is optional in Snowflake). A recursive CTE's
+column list (`WITH RECURSIVE f (n, m) AS (...)`) -> aliases on its anchor SELECT: DataFusion
+ignores the list of a recursive CTE and names the columns after the anchor.
 
 https://docs.snowflake.com/en/sql-reference/constructs/with#recursive-cte-syntax
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError
+from embucket_py.sql.names import normalize
 
 
 def _anchor(body: exp.Expression) -> exp.Select | None:
@@ -18,8 +20,32 @@ def _anchor(body: exp.Expression) -> exp.Select | None:
     return node if isinstance(node, exp.Select) else None
 
 
+def _reads_itself(cte: exp.CTE) -> bool:
+    """An anchor UNION [ALL] a branch reading the CTE's own name: recursive with or without the
+    RECURSIVE keyword, which Snowflake's grammar makes optional."""
+    body = cte.this
+    if not isinstance(body, exp.Union):
+        return False
+    name = normalize(cte.args["alias"].this)
+
+    def reads(node: exp.Expression) -> bool:
+        return any(
+            normalize(t.this) == name and not t.args.get("db")
+            for t in node.find_all(exp.Table)
+            if isinstance(t.this, exp.Identifier)
+        )
+
+    return not reads(body.this) and reads(body.expression)
+
+
 def recursive_ctes(tree: exp.Expression) -> exp.Expression:
     for with_ in tree.find_all(exp.With):
+        recursive = [cte for cte in with_.expressions if _reads_itself(cte)]
+        if recursive:
+            with_.set("recursive", True)
+        for cte in recursive:
+            if cte.this.args.get("distinct"):
+                raise SqlCompilationError("UNION not yet supported within a Recursive CTE", code=1102)
         if not with_.args.get("recursive"):
             continue
         for cte in with_.expressions:
