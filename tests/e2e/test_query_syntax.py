@@ -113,3 +113,11 @@ def test_full_and_right_joins_by_using_or_natural_coalesce_their_keys(cur: Any) 
     rows = cur.execute("SELECT * FROM d1 FULL JOIN d2 USING (id) JOIN d3 ON d3.id = id ORDER BY 1").fetchall()
     assert rows == [(1, "a", None, 1, "one"), (5, None, "y", 5, "five")]
     assert [d.name for d in cur.description] == ["ID", "V", "W", "ID", "Z"]
+
+
+def test_a_cte_reading_itself_is_recursive_without_the_keyword(cur: Any) -> None:
+    sql = "WITH c AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM c WHERE n < 3) SELECT n FROM c ORDER BY n"
+    assert cur.execute(sql).fetchall() == [(1,), (2,), (3,)]
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("WITH b AS (SELECT 1 UNION SELECT * FROM b) SELECT * FROM b")
+    assert (info.value.errno, info.value.sqlstate) == (1102, "42601")
