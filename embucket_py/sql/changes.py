@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.dml import cast_to
 from embucket_py.sql.names import normalize, qualify, table_parts
 from embucket_py.types import SfType
 
@@ -156,10 +157,6 @@ def affected_files(change: RowChange) -> exp.Select:
     return select.where(change.on.copy())
 
 
-def _cast(value: exp.Expression, t: SfType) -> exp.Expression:
-    return exp.cast(value.copy(), exp.DataType.build(t.sql, dialect="snowflake"))
-
-
 def actions(change: RowChange, columns: list[tuple[str, SfType]]) -> exp.Select:
     """One row per target row acted on (MERGE: per source row): __trow, __action and the new value
     of every target column, computed by the first clause whose condition holds."""
@@ -190,7 +187,7 @@ def actions(change: RowChange, columns: list[tuple[str, SfType]]) -> exp.Select:
                 new = exp.column(name, change.alias, quoted=True)
             else:
                 new = exp.null()
-            value = value.when(guard, _cast(new, t))
+            value = value.when(guard, cast_to(new.copy(), t))
         if not value.args.get("ifs"):
             value = exp.null()
         projections.append(exp.alias_(value, f"__new{i}", quoted=True))

@@ -46,6 +46,11 @@ def insert_def(tree: exp.Insert, ctx: SqlContext) -> InsertDef:
     )
 
 
+def cast_to(value: exp.Expression, t: SfType) -> exp.Expression:
+    """CAST(value AS <t as Snowflake spells it>)."""
+    return exp.cast(value, exp.DataType.build(t.sql, dialect="snowflake"))
+
+
 def default_value(text: str | None) -> exp.Expression:
     """A column's DEFAULT expression (NULL when it has none)."""
     return sqlglot.parse_one(text, read="snowflake") if text else exp.null()
@@ -84,7 +89,7 @@ def with_defaults(select: exp.Select, extra: list[tuple[str, SfType, str]]) -> e
     that has a default (evaluated per row, so CURRENT_TIMESTAMP() and the like work)."""
     projections = [
         exp.alias_(
-            exp.cast(default_value(text), exp.DataType.build(t.sql, dialect="snowflake")),
+            cast_to(default_value(text), t),
             exp.to_identifier(alias, quoted=True),
         )
         for alias, t, text in extra
@@ -113,7 +118,7 @@ def insert_select(query: exp.Expression, targets: list[tuple[str, SfType]]) -> e
     )
     casts = [
         exp.alias_(
-            exp.cast(exp.column(n, quoted=True), exp.DataType.build(t.sql, dialect="snowflake")),
+            cast_to(exp.column(n, quoted=True), t),
             exp.to_identifier(n, quoted=True),
         )
         for n, (_, t) in zip(names, targets, strict=True)
@@ -136,7 +141,7 @@ def _typed_values(values: exp.Values, targets: list[tuple[str, SfType]]) -> exp.
         items = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
         for item, (_, t) in zip(items, targets, strict=False):
             if t.kind in _CELL_CAST_KINDS or t.kind.startswith("TIMESTAMP"):
-                item.replace(exp.cast(item.copy(), exp.DataType.build(t.sql, dialect="snowflake")))
+                item.replace(cast_to(item.copy(), t))
     return values
 
 
