@@ -30,15 +30,29 @@ def _read(cat: SqlCatalog, location: str) -> TableMetadata:
 
 def pointer(cat: SqlCatalog, identifier: Identifier) -> str | None:
     """The table's current metadata location straight from its catalog row (no file read)."""
-    query = sa.select(IcebergTables.metadata_location).where(
-        IcebergTables.catalog_name == cat.name,
-        IcebergTables.table_namespace == Catalog.namespace_to_string(identifier[:-1]),
-        IcebergTables.table_name == identifier[-1],
-    )
-    if (only_tables := cat._iceberg_type_filter()) is not None:  # views of other engines share the rows
-        query = query.where(only_tables)
+    namespace = Catalog.namespace_to_string(identifier[:-1])
+    key = {"catalog": cat.name, "namespace": namespace, "name": identifier[-1]}
     with cat.engine.connect() as conn:
-        return conn.execute(query).scalar_one_or_none()
+        return conn.execute(_pointer_query(cat), key).scalar_one_or_none()
+
+
+_POINTER_QUERIES: dict[bool, sa.Select[tuple[str]]] = {}
+
+
+def _pointer_query(cat: SqlCatalog) -> sa.Select[tuple[str]]:
+    """Built once, values bound at each run: building the expression took longer than the lookup."""
+    only_tables = cat._iceberg_type_filter()  # views of other engines share the rows
+    query = _POINTER_QUERIES.get(only_tables is not None)
+    if query is None:
+        query = sa.select(IcebergTables.metadata_location).where(
+            IcebergTables.catalog_name == sa.bindparam("catalog"),
+            IcebergTables.table_namespace == sa.bindparam("namespace"),
+            IcebergTables.table_name == sa.bindparam("name"),
+        )
+        if only_tables is not None:
+            query = query.where(only_tables)
+        _POINTER_QUERIES[only_tables is not None] = query
+    return query
 
 
 def load_at(cat: SqlCatalog, identifier: Identifier, location: str) -> Table:

@@ -30,6 +30,12 @@ views_table = sa.Table(
 )
 
 
+# Every table reference looks its name up here: the statement is built once, values bound per run.
+_GET = sa.select(views_table).where(
+    *(views_table.c[k] == sa.bindparam(k) for k in ("database", "schema", "name"))
+)
+
+
 @dataclass(frozen=True)
 class View:
     database: str
@@ -62,7 +68,7 @@ class Views:
 
     def get(self, database: str, schema: str, name: str) -> View | None:
         with self.metastore.engine.connect() as conn:
-            row = conn.execute(sa.select(views_table).where(self._where(database, schema, name))).first()
+            row = conn.execute(_GET, self._key(database, schema, name)).first()
         if row is None:
             return None
         return View(

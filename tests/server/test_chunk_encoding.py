@@ -122,6 +122,16 @@ def test_decimals_without_nulls_in_the_smallest_integer(unscaled: list[int], car
     assert table.column("V").to_pylist() == unscaled
 
 
+def test_integers_from_slices_of_a_larger_batch_keep_their_values() -> None:
+    # Copied from the buffers in place: each slice's offset into the shared buffer counts.
+    values = pa.array([1 << 40, -300, 0, 300, 1 << 40], pa.int64())
+    batches = [pa.record_batch([values.slice(1, 2)], ["v"]), pa.record_batch([values.slice(3, 1)], ["v"])]
+    result = QueryResult([ResultColumn("V", SfType("FIXED", 38, 0))], batches)
+    table = _decoded(encoding.encode_arrow(result, "UTC"))
+    assert table.schema.field("V").type == pa.int16()
+    assert table.column("V").to_pylist() == [-300, 0, 300]
+
+
 def test_one_carrier_for_the_whole_result() -> None:
     # Small values first, large ones only in a later chunk: every part uses the wide carrier.
     values = pa.array([*range(3_000_000), 1 << 40], pa.int64())

@@ -374,11 +374,34 @@ def to_carriers(schema: pa.Schema, batches: list[pa.RecordBatch]) -> list[pa.Rec
     for i, f in enumerate(schema):
         arrays = [b.column(i) for b in batches]
         if arrays[0].type != f.type:  # every value fits: the bounds were checked
-            cast = pc.cast(_unscaled(arrays), f.type, safe=False).combine_chunks()
+            cast = _narrowed(arrays, f.type)
+            if cast is None:
+                cast = pc.cast(_unscaled(arrays), f.type, safe=False).combine_chunks()
             starts = itertools.accumulate((len(a) for a in arrays), initial=0)
             arrays = [cast.slice(start, len(a)) for start, a in zip(starts, arrays, strict=False)]
         columns.append(arrays)
     return [pa.RecordBatch.from_arrays(list(row), schema=schema) for row in zip(*columns, strict=True)]
+
+
+def _narrowed(arrays: list[pa.Array], carrier: pa.DataType) -> pa.Array | None:
+    """The values of int64 or up-to-18-digit decimal arrays without NULLs as one `carrier` array,
+    copied in one numpy pass from their buffers (a decimal's low 64 bits are its whole unscaled
+    value). pyarrow's casts took two passes for decimals and ~3x as long for 6M rows."""
+    kind = arrays[0].type
+    words_per_value = 1 if pa.types.is_int64(kind) else 2
+    if words_per_value == 2 and not (pa.types.is_decimal128(kind) and kind.precision <= 18):
+        return None
+    if any(a.null_count for a in arrays):
+        return None
+    rows = sum(len(a) for a in arrays)
+    buffer = pa.allocate_buffer(rows * carrier.byte_width)  # pooled: numpy's would fault fresh pages
+    out = np.frombuffer(buffer, carrier.to_pandas_dtype())
+    start = 0
+    for a in arrays:
+        words = np.frombuffer(a.buffers()[1], np.int64, words_per_value * (a.offset + len(a)))
+        out[start : start + len(a)] = words[words_per_value * a.offset :: words_per_value]
+        start += len(a)
+    return pa.Array.from_buffers(carrier, rows, [None, buffer])
 
 
 def _shaped_like(schema: pa.Schema, batch: pa.RecordBatch) -> pa.RecordBatch:
