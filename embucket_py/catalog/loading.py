@@ -36,22 +36,24 @@ def pointer(cat: SqlCatalog, identifier: Identifier) -> str | None:
         return conn.execute(_pointer_query(cat), key).scalar_one_or_none()
 
 
-_POINTER_QUERIES: dict[bool, sa.Select[tuple[str]]] = {}
+_POINTER_QUERIES: dict[object, sa.Select[tuple[str]]] = {}
 
 
 def _pointer_query(cat: SqlCatalog) -> sa.Select[tuple[str]]:
-    """Built once, values bound at each run: building the expression took longer than the lookup."""
-    only_tables = cat._iceberg_type_filter()  # views of other engines share the rows
-    query = _POINTER_QUERIES.get(only_tables is not None)
+    """Built once per catalog schema version, values bound at each run: building the expression
+    (pyiceberg's type filter included) took longer than the lookup."""
+    version = getattr(cat, "_schema_version", None)
+    query = _POINTER_QUERIES.get(version)
     if query is None:
         query = sa.select(IcebergTables.metadata_location).where(
             IcebergTables.catalog_name == sa.bindparam("catalog"),
             IcebergTables.table_namespace == sa.bindparam("namespace"),
             IcebergTables.table_name == sa.bindparam("name"),
         )
+        only_tables = cat._iceberg_type_filter()  # views of other engines share the rows
         if only_tables is not None:
             query = query.where(only_tables)
-        _POINTER_QUERIES[only_tables is not None] = query
+        _POINTER_QUERIES[version] = query
     return query
 
 

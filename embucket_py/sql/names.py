@@ -5,6 +5,8 @@ https://docs.snowflake.com/en/sql-reference/identifiers-syntax
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from sqlglot import exp
 from sqlglot.tokens import Token, Tokenizer, TokenType
 
@@ -81,11 +83,19 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
+
+    # Tokenized on the first unaliased expression only (aliases and plain columns name
+    # themselves): tokenizing a TPC-H query again took 0.4-0.7 ms of every statement (2 cores).
+    @cached_property
+    def tokens(self) -> list[Token]:
         try:
-            self.tokens: list[Token] = Tokenizer(dialect="snowflake").tokenize(text)
+            return Tokenizer(dialect="snowflake").tokenize(self.text)
         except Exception:
-            self.tokens = []
-        self._starts = {t.start: i for i, t in enumerate(self.tokens)}
+            return []
+
+    @cached_property
+    def _starts(self) -> dict[int, int]:
+        return {t.start: i for i, t in enumerate(self.tokens)}
 
     def span(self, node: exp.Expression) -> str | None:
         if node.find(exp.Parameter):
