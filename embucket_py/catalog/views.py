@@ -30,10 +30,10 @@ views_table = sa.Table(
 )
 
 
-# Every table reference looks its name up here: the statement is built once, values bound per run.
-_GET = sa.select(views_table).where(
-    *(views_table.c[k] == sa.bindparam(k) for k in ("database", "schema", "name"))
-)
+# A view by its key, values bound per run (`Views._key`): every table reference looks its name up
+# here, and building the clause took longer than the lookup.
+_MATCH = sa.and_(*(views_table.c[k] == sa.bindparam(k) for k in ("database", "schema", "name")))
+_GET = sa.select(views_table).where(_MATCH)
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,6 @@ class Views:
             "schema": naming.stored(schema),
             "name": naming.stored(name),
         }
-
-    def _where(self, database: str, schema: str, name: str) -> sa.ColumnElement[bool]:
-        key = self._key(database, schema, name)
-        return sa.and_(*(views_table.c[k] == v for k, v in key.items()))
 
     def get(self, database: str, schema: str, name: str) -> View | None:
         with self.metastore.engine.connect() as conn:
@@ -111,24 +107,25 @@ class Views:
             ObjectAlreadyExists: it exists and neither OR REPLACE nor IF NOT EXISTS was given.
         """
         self.metastore.require_schema(database, schema)
-        values = {**self._key(database, schema, name), "query": query, "text": text, "comment": comment,
-                  "secure": secure, "created_on": datetime.now(UTC)}  # fmt: skip
+        key = self._key(database, schema, name)
+        values = {**key, "query": query, "text": text, "comment": comment, "secure": secure,
+                  "created_on": datetime.now(UTC)}  # fmt: skip
         with self.metastore.engine.begin() as conn:
-            exists = conn.execute(
-                sa.select(views_table.c.name).where(self._where(database, schema, name))
-            ).first()
+            exists = conn.execute(sa.select(views_table.c.name).where(_MATCH), key).first()
             if exists is not None:
                 if if_not_exists:
                     return False
                 if not replace:
                     raise already_exists("View", name)
-                conn.execute(views_table.delete().where(self._where(database, schema, name)))
+                conn.execute(views_table.delete().where(_MATCH), key)
             conn.execute(views_table.insert().values(**values))
         return True
 
     def drop(self, database: str, schema: str, name: str, *, if_exists: bool = False) -> bool:
         with self.metastore.engine.begin() as conn:
-            deleted = conn.execute(views_table.delete().where(self._where(database, schema, name))).rowcount
+            deleted = conn.execute(
+                views_table.delete().where(_MATCH), self._key(database, schema, name)
+            ).rowcount
         if not deleted and not if_exists:
             raise object_not_found("View", f"{database}.{schema}.{name}")
         return bool(deleted)
