@@ -122,6 +122,29 @@ def test_decimals_without_nulls_in_the_smallest_integer(unscaled: list[int], car
     assert table.column("V").to_pylist() == unscaled
 
 
+@pytest.mark.parametrize(
+    ("unscaled", "carrier"),
+    [
+        ([0, 5, 6_000_000], pa.int32()),  # one sign: settled by the words' bounds
+        ([-7, -(1 << 40)], pa.int64()),
+        ([-1, 0, 1 << 62], pa.int64()),  # mixed signs: compared word by word
+        ([(1 << 63) - 1, -(1 << 63)], pa.int64()),
+        ([0, 1 << 63], pa.decimal128(38, 2)),  # past 64 bits: the low word alone reads negative
+        ([-(1 << 63) - 1], pa.decimal128(38, 2)),
+        ([5, -(1 << 64)], pa.decimal128(38, 2)),
+    ],
+)
+def test_decimals_of_38_digits_in_their_carriers(unscaled: list[int], carrier: pa.DataType) -> None:
+    # NUMBER(38,2) columns and sums of decimals: read in place when every value fits 64 bits.
+    values = pa.array([Decimal(1 << 70), *map(Decimal, unscaled)], pa.decimal128(38, 0)).slice(1)
+    values = values.view(pa.decimal128(38, 2))
+    result = QueryResult([ResultColumn("V", SfType("FIXED", 38, 2))], [pa.record_batch([values], ["v"])])
+    table = _decoded(encoding.encode_arrow(result, "UTC"))
+    assert table.schema.field("V").type == carrier
+    values = table.column("V").to_pylist()  # unscaled integers, or decimals in the column's own type
+    assert [int(v.scaleb(2)) if isinstance(v, Decimal) else v for v in values] == unscaled
+
+
 def test_integers_from_slices_of_a_larger_batch_keep_their_values() -> None:
     # Copied from the buffers in place: each slice's offset into the shared buffer counts.
     values = pa.array([1 << 40, -300, 0, 300, 1 << 40], pa.int64())
