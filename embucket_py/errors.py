@@ -78,6 +78,44 @@ class DateValueNotRecognized(SnowflakeError):
     sqlstate = "22007"
 
 
+class BooleanValueNotRecognized(SnowflakeError):
+    code = 100037
+    sqlstate = "22018"
+
+
+class TimeValueNotRecognized(SnowflakeError):
+    code = 100108
+    sqlstate = "22007"
+
+
+class TimestampValueNotRecognized(SnowflakeError):
+    code = 100035
+    sqlstate = "22007"
+
+
+class InvalidJson(SnowflakeError):
+    code = 100069
+    sqlstate = "22P02"
+
+
+# A value that does not convert to a column kind: Snowflake's message and error by kind (any kind
+# not listed is a timestamp; BINARY's has no code of its own here).
+_NOT_RECOGNIZED: dict[str, tuple[str, type[SnowflakeError]]] = {
+    "FIXED": ("Numeric value '{}' is not recognized", NumericValueNotRecognized),
+    "REAL": ("Numeric value '{}' is not recognized", NumericValueNotRecognized),
+    "BOOLEAN": ("Boolean value '{}' is not recognized", BooleanValueNotRecognized),
+    "DATE": ("Date '{}' is not recognized", DateValueNotRecognized),
+    "TIME": ("Time '{}' is not recognized", TimeValueNotRecognized),
+    "BINARY": ("The following string is not a legal hex-encoded value: '{}'", NumericValueNotRecognized),
+}
+
+
+def not_recognized(kind: str, value: object) -> SnowflakeError:
+    """The error for `value` that does not convert to the column kind `kind` (FIXED, DATE, ...)."""
+    text, error = _NOT_RECOGNIZED.get(kind, ("Timestamp '{}' is not recognized", TimestampValueNotRecognized))
+    return error(text.format(value))
+
+
 class DivisionByZero(SnowflakeError):
     code = 100051
     sqlstate = "22012"

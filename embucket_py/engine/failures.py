@@ -17,12 +17,24 @@ from embucket_py.errors import (
 )
 
 _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid")
-# A Python UDF that raised one of our errors: DataFusion wraps it as `PyErr { type: <class ...> }`.
-_UDF_ERROR = re.compile(r"PyErr \{ type: <class 'embucket_py\.errors\.(\w+)'>, value: \w+\((['\"])(.*?)\2\)")
+# A Python UDF that raised: DataFusion wraps it as `PyErr { type: <class ...>, value: ... }`.
+_UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\((['\"])(.*?)\2\)", re.S)
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
 _NOT_GROUPED = re.compile(r'column "(?:([^".]+)\.)?([^".]+)" must appear in the GROUP BY clause')
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
+# Arrow's failed text cast (often raised while the optimizer folds a constant, which names only
+# the optimizer rule on the first line), and the column kind of its target type.
+_UNCAST = re.compile(
+    r"Cannot cast (?:string|value) '(.*?)' to value of "
+    r"U?(Int|Float|Decimal|Date|Time|Timestamp|Boolean)\d*\b",
+    re.S,
+)
+_UNCAST_KINDS = {"Int": "FIXED", "Float": "REAL", "Decimal": "FIXED", "Date": "DATE", "Time": "TIME"}
+_UNCAST_KINDS |= {"Timestamp": "TIMESTAMP_NTZ", "Boolean": "BOOLEAN"}
+_UNPARSED_TIMESTAMP = re.compile(r"Error parsing timestamp from '(.*?)'", re.S)
+# pyarrow's failed text cast.
+_UNPARSED = re.compile(r"Failed to parse string: '(.*?)' as a scalar of type", re.S)
 
 
 def from_storage(error: OSError) -> SnowflakeError:
@@ -40,6 +52,12 @@ def from_conflict(error: Exception) -> SnowflakeError:
     )
 
 
+def from_text_to_number(error: Exception) -> SnowflakeError:
+    """pyarrow's cast of text to a number that failed on a value."""
+    match = _UNPARSED.search(str(error))
+    return errors.not_recognized("FIXED", match.group(1) if match else str(error).split("\n")[0])
+
+
 def from_datafusion(error: Exception) -> SnowflakeError:
     text = str(error)
     message = text.split("\n")[0]
@@ -47,14 +65,20 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         name = match.group(1)
         shown = name.upper() if name == name.lower() else name
         return InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{shown}'")
-    if (match := _UDF_ERROR.search(text)) and isinstance(getattr(errors, match.group(1), None), type):
-        raised = getattr(errors, match.group(1))
-        if issubclass(raised, SnowflakeError):
-            return raised(match.group(3))
+    udf_error = _UDF_ERROR.search(text)
+    if udf_error:
+        module, _, name = udf_error.group(1).rpartition(".")
+        raised = getattr(errors, name, None) if module == "embucket_py.errors" else None
+        if isinstance(raised, type) and issubclass(raised, SnowflakeError):
+            return raised(udf_error.group(3))
     if match := _CHR.search(text):
         return errors.InvalidCharacterCode(f"Invalid character code {match.group(1)} in the CHR input")
     if "Divide by zero" in text or "division by zero" in text.lower():
         return DivisionByZero("Division by zero")
+    if match := _UNCAST.search(text):
+        return errors.not_recognized(_UNCAST_KINDS[match.group(2)], match.group(1))
+    if match := _UNPARSED_TIMESTAMP.search(text):
+        return errors.not_recognized("TIMESTAMP_NTZ", match.group(1))
     if "Cannot cast string" in text or "Cannot parse" in text:
         return NumericValueNotRecognized(message)
     if match := _PARSER.search(text):  # SQL the translation let through that DataFusion cannot read
@@ -78,4 +102,5 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return SqlCompilationError("Invalid aggregate function in where clause", code=2035)
     if "Error during planning" in text or "Schema error" in text:
         return SqlCompilationError(message.replace("Error during planning: ", ""))
-    return ExecutionError(message)
+    # Any other failure of a function: its own message, without the Python traceback.
+    return ExecutionError(udf_error.group(3) if udf_error else message)

@@ -137,12 +137,34 @@ def _typed_values(values: exp.Values, targets: list[tuple[str, SfType]]) -> exp.
     values = values.copy()
     if len(values.expressions) < 2:
         return values
-    for row in values.expressions:
-        items = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
-        for item, (_, t) in zip(items, targets, strict=False):
+    rows = [list(row.expressions) if isinstance(row, exp.Tuple) else [row] for row in values.expressions]
+    for i, (_, t) in enumerate(targets):
+        cells = [row[i] for row in rows if i < len(row)]
+        common = _common_number(cells) if t.kind == "TEXT" else None
+        for cell in cells:
+            if common is not None and (cell.is_string or _is_number(cell)):
+                cell = cell.replace(exp.Cast(this=cell.copy(), to=common.copy()))
             if t.kind in _CELL_CAST_KINDS or t.kind.startswith("TIMESTAMP"):
-                item.replace(cast_to(item.copy(), t))
+                cell.replace(cast_to(cell.copy(), t))
     return values
+
+
+def _common_number(cells: list[exp.Expression]) -> exp.DataType | None:
+    """The type the literals of a VALUES column mixing numbers and strings convert to: Snowflake's
+    common type of a number and a string is the number, so `VALUES (3), ('d')` fails on 'd' and
+    `(3), ('04')` gives '3' and '4', even for a VARCHAR column. None when the column does not mix
+    them."""
+    numbers = [n.this.name if isinstance(n, exp.Neg) else n.name for n in cells if _is_number(n)]
+    if not numbers or not any(c.is_string for c in cells):
+        return None
+    if any("e" in n.lower() for n in numbers):
+        return exp.DataType.build("DOUBLE")
+    scale = max(len(n.partition(".")[2]) for n in numbers)
+    return exp.DataType.build(f"NUMBER(38, {scale})", dialect="snowflake")
+
+
+def _is_number(cell: exp.Expression) -> bool:
+    return (cell.this if isinstance(cell, exp.Neg) else cell).is_number
 
 
 def row_widths(values: exp.Values) -> set[int]:

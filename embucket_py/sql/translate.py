@@ -21,6 +21,7 @@ from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_aliases
 from embucket_py.sql.transforms.pivot import pivot
 from embucket_py.sql.transforms.projections import projections
+from embucket_py.sql.transforms.qualify import qualify_has_windows
 from embucket_py.sql.transforms.recursive_ctes import recursive_ctes
 from embucket_py.sql.transforms.sampling import sampling
 from embucket_py.sql.transforms.shared_ctes import shared_ctes
@@ -63,7 +64,7 @@ def _translate(
     tree = tree.copy()
     if isinstance(tree, exp.Values):
         tree = exp.select("*").from_(tree)
-    tree = dual(tree)
+    tree = qualify_has_windows(dual(tree))
     # PIVOT/UNPIVOT first: they decide the columns later steps see.
     tree = pivot(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.

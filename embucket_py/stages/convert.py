@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 from datafusion import Expr, SessionContext, col, lit
 from datafusion import functions as f
 
+from embucket_py.errors import not_recognized
 from embucket_py.types import SFTYPE_KEY, SfType, to_arrow
 
 _STRPTIME = [
@@ -91,19 +92,6 @@ def _value(source: Expr, raw_type: pa.DataType, target: SfType, variant: bool = 
     if textual:
         return f.btrim(source).try_cast(arrow)
     return source.try_cast(arrow)
-
-
-def _message(kind: str, raw: object) -> str:
-    """Snowflake's conversion error text for one value."""
-    text = {
-        "FIXED": "Numeric value '{}' is not recognized",
-        "REAL": "Numeric value '{}' is not recognized",
-        "BOOLEAN": "Boolean value '{}' is not recognized",
-        "DATE": "Date '{}' is not recognized",
-        "TIME": "Time '{}' is not recognized",
-        "BINARY": "The following string is not a legal hex-encoded value: '{}'",
-    }.get(kind, "Timestamp '{}' is not recognized")
-    return text.format(raw)
 
 
 def preformat(
@@ -186,7 +174,7 @@ def _row_error(
     elif target.type.kind == "TEXT":
         message = f"User character length limit ({target.type.length}) exceeded by string '{raw}'"
     else:
-        message = _message(target.type.kind, raw)
+        message = not_recognized(target.type.kind, raw).message
     # Where the field starts in its line: the lengths of the fields before it, plus delimiters.
     character = 1
     for i in range(column):

@@ -15,20 +15,30 @@ from typing import Any
 import pyarrow as pa
 from datafusion import SessionContext
 
-from embucket_py.errors import SnowflakeError, Unsupported
+from embucket_py.errors import (
+    BooleanValueNotRecognized,
+    DateValueNotRecognized,
+    NullInNotNullColumn,
+    NumericValueNotRecognized,
+    SnowflakeError,
+    TimestampValueNotRecognized,
+    TimeValueNotRecognized,
+    Unsupported,
+)
 from embucket_py.stages import formats
 from embucket_py.stages.convert import Converted, RowError, Target, convert, preformat
 from embucket_py.stages.fileio import StagedFile, StageStore
 from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
 
+# A bad row's error by its message's first word (conversions: errors.not_recognized).
 _ERROR_CODES = {
-    "Numeric": (100038, "22018"),
-    "Boolean": (100037, "22018"),
-    "Date": (100040, "22007"),
-    "Time": (100108, "22007"),
-    "Timestamp": (100035, "22007"),
+    "Numeric": (NumericValueNotRecognized.code, NumericValueNotRecognized.sqlstate),
+    "Boolean": (BooleanValueNotRecognized.code, BooleanValueNotRecognized.sqlstate),
+    "Date": (DateValueNotRecognized.code, DateValueNotRecognized.sqlstate),
+    "Time": (TimeValueNotRecognized.code, TimeValueNotRecognized.sqlstate),
+    "Timestamp": (TimestampValueNotRecognized.code, TimestampValueNotRecognized.sqlstate),
     "User": (100074, "22000"),
-    "NULL": (100072, "22000"),
+    "NULL": (NullInNotNullColumn.code, NullInNotNullColumn.sqlstate),
     "Number": (100080, "22000"),
 }
 _CONTINUE_HINT = (

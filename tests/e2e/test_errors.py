@@ -33,3 +33,65 @@ def test_syntax_error_message_names_the_position(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as err:
         cur.execute("SELECT FROM WHERE")
     assert "syntax error line 1" in err.value.msg
+
+
+@pytest.mark.parametrize(
+    ("sql", "errno", "sqlstate", "message"),
+    [
+        ("SELECT 'd'::NUMBER", 100038, "22018", "Numeric value 'd' is not recognized"),
+        ("SELECT 'x1'::FLOAT", 100038, "22018", "Numeric value 'x1' is not recognized"),
+        ("SELECT * FROM VALUES (3), ('d')", 100038, "22018", "Numeric value 'd' is not recognized"),
+        # A number and a string meet as a number, as on Snowflake.
+        ("SELECT 3 UNION ALL SELECT 'd'", 100038, "22018", "Numeric value 'd' is not recognized"),
+        ("SELECT '2020-13-01'::DATE", 100040, "22007", "Date '2020-13-01' is not recognized"),
+        ("SELECT 'maybe'::BOOLEAN", 100037, "22018", "Boolean value 'maybe' is not recognized"),
+        ("SELECT TO_BOOLEAN('maybe')", 100037, "22018", "Boolean value 'maybe' is not recognized"),
+        ("SELECT '25:00:00'::TIME", 100108, "22007", "Time '25:00:00' is not recognized"),
+        ("SELECT '2020-02-30'::TIMESTAMP", 100035, "22007", "Timestamp '2020-02-30' is not recognized"),
+        (
+            "SELECT TO_TIMESTAMP('2020-01-01 25:00')",
+            100035,
+            "22007",
+            "Timestamp '2020-01-01 25:00' is not recognized",
+        ),
+        ("SELECT PARSE_JSON('{bad')", 100069, "22P02", "Error parsing JSON: "),
+        ("SELECT TO_OBJECT(PARSE_JSON('[1]'))", 100000, "22000", "Invalid object value: "),
+    ],
+)
+def test_values_that_do_not_convert(cur: Any, sql: str, errno: int, sqlstate: str, message: str) -> None:
+    """Snowflake's message for the value itself, not the engine's (an optimizer rule's name, a
+    Python traceback)."""
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(sql)
+    assert (err.value.errno, err.value.sqlstate) == (errno, sqlstate)
+    assert f"({sqlstate}): {message}" in err.value.msg
+    for engine_text in ("DataFusion", "PyErr", "Traceback", "Optimizer"):
+        assert engine_text not in err.value.msg
+    assert cur.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_try_functions_give_null_for_values_that_do_not_convert(cur: Any) -> None:
+    row = cur.execute(
+        "SELECT TRY_TO_NUMBER('d'), TRY_TO_NUMBER('2.5'), TRY_TO_TIMESTAMP('2020-02-30 10:00'),"
+        " TRY_TO_TIMESTAMP('2020-01-01 25:00'), TRY_TO_TIMESTAMP('2020-02-28 10:00'),"
+        " TRY_TO_DATE('2020-02-30'), TRY_CAST('2020-02-30' AS DATE), TRY_TO_TIMESTAMP_TZ('2020-01-01 25:00')"
+    ).fetchone()
+    assert row[:2] == (None, 3)
+    assert row[2:4] == (None, None)
+    assert row[4].isoformat() == "2020-02-28T10:00:00"
+    assert row[5:] == (None, None, None)
+
+
+def test_values_mixing_numbers_and_strings_take_the_number_type(cur: Any) -> None:
+    """A VALUES column holding a number and a string has the number's type (Snowflake's common
+    type), even when it goes into a VARCHAR column; a string that is no number fails the whole
+    statement and nothing is written."""
+    cur.execute("CREATE TABLE t (v VARCHAR)")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute("INSERT INTO t (v) VALUES (3), ('d')")
+    assert (err.value.errno, err.value.sqlstate) == (100038, "22018")
+    assert "(22018): Numeric value 'd' is not recognized" in err.value.msg
+    assert cur.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
+    cur.execute("INSERT INTO t (v) VALUES (3), ('04')")
+    cur.execute("INSERT INTO t (v) VALUES ('three'), ('four')")
+    assert cur.execute("SELECT v FROM t ORDER BY v").fetchall() == [("3",), ("4",), ("four",), ("three",)]

@@ -41,6 +41,27 @@ def test_qualify_becomes_a_filter_over_a_subquery() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT a FROM t QUALIFY a > 0",
+        # A window function in a subquery of the predicate is not the SELECT's own.
+        "SELECT a FROM t QUALIFY a IN (SELECT ROW_NUMBER() OVER (ORDER BY c) FROM u)",
+        "SELECT * FROM (SELECT a FROM t QUALIFY b = 1)",
+    ],
+)
+def test_qualify_without_a_window_function_is_refused(sql: str) -> None:
+    with pytest.raises(SqlCompilationError, match="QUALIFY clause requires at least one window function"):
+        translate_query(parse(sql)[0], CTX, None)
+
+
+def test_qualify_may_name_a_window_function_of_the_list() -> None:
+    translated = translate_query(
+        parse("SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t QUALIFY rn = 1")[0], CTX, None
+    )
+    assert "row_number() OVER" in translated.sql
+
+
 def test_set_operations() -> None:
     for op in ("UNION ALL", "EXCEPT", "INTERSECT"):
         validate(

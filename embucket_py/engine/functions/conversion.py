@@ -10,6 +10,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datafusion import SessionContext, udf
 
+from embucket_py.errors import not_recognized
+
 _TS = pa.timestamp("us")
 # Integer strings are epoch values whose unit follows their size (seconds up to about year 2970).
 _SCALE_LIMITS = ((31_536_000_000, 1_000_000), (31_536_000_000_000, 1000), (31_536_000_000_000_000, 1))
@@ -45,7 +47,17 @@ def _iso(values: pa.Array) -> pa.Array:
     text = pc.replace_substring_regex(text, r" (\d{2}:\d{2})$", r" \1:00")
     # Digits past microseconds (binds send nanoseconds) are cut: the type holds microseconds.
     text = pc.replace_substring_regex(text, r"(\.\d{6})\d+$", r"\1")
-    return pc.cast(text, _TS)
+    try:
+        return pc.cast(text, _TS)
+    except pa.ArrowInvalid:  # shaped like one, but no such day or time (2020-02-30, 25:00): NULL
+        return pa.array([_timestamp_or_none(t) for t in text.to_pylist()], _TS)
+
+
+def _timestamp_or_none(text: str | None) -> object:
+    try:
+        return pa.scalar(text, pa.string()).cast(_TS)
+    except pa.ArrowInvalid:
+        return None
 
 
 def parse_timestamps(values: pa.Array, strict: bool) -> pa.Array:
@@ -70,7 +82,7 @@ def parse_timestamps(values: pa.Array, strict: bool) -> pa.Array:
     if strict:
         bad = pc.and_(pc.is_null(result), pc.is_valid(values))
         if pc.any(bad).as_py():
-            raise ValueError(f"Timestamp '{pc.filter(values, bad)[0].as_py()}' is not recognized")
+            raise not_recognized("TIMESTAMP_NTZ", pc.filter(values, bad)[0].as_py())
     return result
 
 
@@ -98,7 +110,7 @@ def parse_booleans(values: pa.Array, strict: bool) -> pa.Array:
     if strict:
         bad = pc.and_(pc.invert(known), pc.is_valid(text))
         if pc.any(bad).as_py():
-            raise ValueError(f"Boolean value '{pc.filter(values, bad)[0].as_py()}' is not recognized")
+            raise not_recognized("BOOLEAN", pc.filter(values, bad)[0].as_py())
     nonzero = pc.not_equal(pc.cast(pc.if_else(number, text, "0"), pa.float64()), 0.0)
     result = pc.if_else(true, True, pc.if_else(false, False, pc.if_else(number, nonzero, None)))
     return pc.cast(result, pa.bool_())

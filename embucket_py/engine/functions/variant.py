@@ -25,6 +25,7 @@ from embucket_py.engine.functions.variant_values import (
     texts,
     type_name,
 )
+from embucket_py.errors import InvalidJson
 
 # A SQL NULL slot, as opposed to a JSON null (None) inside a value.
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
@@ -120,7 +121,7 @@ def _parse_json(array: pa.Array) -> pa.Array:
         try:
             out.append(dumps(loads(text)))
         except ValueError as e:
-            raise ValueError(f"Error parsing JSON: {e}") from None
+            raise InvalidJson(f"Error parsing JSON: {e}") from None
     return pa.array(out, UTF8)
 
 

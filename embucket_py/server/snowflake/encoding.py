@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from embucket_py.engine.failures import from_text_to_number
 from embucket_py.engine.functions.variant_values import pretty
 from embucket_py.engine.result import QueryResult, ResultColumn
 from embucket_py.types import MAX_BINARY, MAX_VARCHAR, SfType
@@ -166,7 +167,12 @@ def wire_array(array: pa.Array, t: SfType, timezone: str) -> pa.Array:
             return (
                 pc.cast(array, pa.decimal128(38, 0)) if arrow.bit_width == 64 else pc.cast(array, pa.int64())
             )
-        return pc.cast(array, pa.int64()) if not pa.types.is_int64(arrow) else array
+        if pa.types.is_int64(arrow):
+            return array
+        try:  # text where the plan promised a number (a set operation over a string literal)
+            return pc.cast(array, pa.int64())
+        except pa.ArrowInvalid as e:
+            raise from_text_to_number(e) from None
     if t.kind == "REAL":
         return (
             array

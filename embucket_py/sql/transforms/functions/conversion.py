@@ -138,10 +138,12 @@ def _to_number(node: exp.ToNumber) -> exp.Expression:
         # Group separators and currency signs carry no value.
         value = call("regexp_replace", cast(value, "VARCHAR"), string(r"[,$\s]"), string(""), string("g"))
     to = exp.DataType.build(f"NUMBER({p}, {s})", dialect="snowflake")
+    safe = bool(node.args.get("safe"))
     if kind_of(value) in ("string", None) and s == 0:
-        # Strings with a fraction round to the scale, as Snowflake does.
-        value = call("round", cast(value, f"NUMBER(38, {min(s + 6, 37)})"), number(s))
-    return exp.TryCast(this=value, to=to) if node.args.get("safe") else exp.Cast(this=value, to=to)
+        # Strings with a fraction round to the scale, as Snowflake does (TRY_: NULL for no number).
+        wide = exp.DataType.build(f"NUMBER(38, {min(s + 6, 37)})", dialect="snowflake")
+        value = call("round", exp.TryCast(this=value, to=wide) if safe else cast(value, wide), number(s))
+    return exp.TryCast(this=value, to=to) if safe else exp.Cast(this=value, to=to)
 
 
 def _to_double(node: exp.ToDouble) -> exp.Expression:
