@@ -97,8 +97,9 @@ def parse(text: str) -> list[Record]:
         if i < len(lines) and lines[i].strip() == "----":
             i += 1
             after = []
-            # Results end at a blank line; a result line is kept as is (leading spaces matter).
-            while i < len(lines) and not _is_blank(lines[i]):
+            # Results end at an empty line; a result line is kept as is (leading spaces matter, and
+            # a line of spaces is a value: SPACE(3)).
+            while i < len(lines) and lines[i] != "":
                 after.append(lines[i])
                 i += 1
         sql = "\n".join(body).strip()

@@ -14,6 +14,7 @@ and pyiceberg read the result without merge-on-read support.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import threading
 
@@ -26,21 +27,22 @@ from sqlglot import exp
 from embucket_py import naming
 from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableName, Tables
 from embucket_py.engine.commands import OK
-from embucket_py.engine.context import new_context, register_arrow, register_tables
+from embucket_py.engine.context import for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
 from embucket_py.errors import NullInNotNullColumn, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
-from embucket_py.sql.context import SqlContext
+from embucket_py.sql.context import SqlContext, is_on
 from embucket_py.sql.dml import default_value, is_default_keyword
 
 log = logging.getLogger(__name__)
 
 
-class DuplicateMergeRow(SnowflakeError):
-    """A target row matched by several source rows (ERROR_ON_NONDETERMINISTIC_MERGE).
-    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-merge"""
+class DuplicateRowInDml(SnowflakeError):
+    """A target row several source rows join, in a session that asks for the error.
+    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-merge
+    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-update"""
 
     code = 100090
     sqlstate = "42P18"
@@ -54,6 +56,8 @@ def _run(
     cancel: threading.Event | None,
 ) -> pa.Table:
     translation = translate(tables, tree, ctx, None)
+    if translation.recursive:
+        for_recursion(df_ctx)
     register_tables(df_ctx, tables, translation.tables, ctx)
     try:
         frame = df_ctx.sql(translation.sql)
@@ -78,12 +82,14 @@ def _register_scan(df_ctx: SessionContext, files: ScanFiles, schema: pa.Schema) 
     df_ctx.register_table("__scan", frame)
 
 
-def _register_target(df_ctx: SessionContext, files: ScanFiles, affected: list[int], schema: pa.Schema) -> int:
+def _register_target(
+    df_ctx: SessionContext, files: ScanFiles, affected: list[int], schema: pa.Schema
+) -> pa.Table:
     parts = [collect(df_ctx.read_parquet(files.paths[i], schema=schema)) for i in affected]
     target = pa.concat_tables(parts) if parts else pa.Table.from_batches([], schema)
     rows = pa.array(range(target.num_rows), pa.int64()) if target.num_rows else pa.array([], pa.int64())
     register_arrow(df_ctx, "__target", target.append_column(sqlc.ROW, rows))
-    return target.num_rows
+    return target
 
 
 def run_change(
@@ -117,9 +123,9 @@ def _attempt(
     affected = sorted(found.column(0).to_pylist()) if found.num_rows else []
     if not affected and not change.inserts:
         return _counts(change, 0, 0, 0)
-    _register_target(df_ctx, files, affected, schema)
+    target = _register_target(df_ctx, files, affected, schema)
     acts = _run(df_ctx, tables, sqlc.actions(change, [(c.name, c.type) for c in columns]), ctx, cancel)
-    acts = _one_action_per_row(change, acts)
+    acts, multi_joined = _one_action_per_row(change, acts, target, ctx)
     register_arrow(df_ctx, "__acts", acts)
     kept = _run(df_ctx, tables, sqlc.rewritten_rows(stored), ctx, cancel)
     added = _run(df_ctx, tables, sqlc.inserted_rows(stored), ctx, cancel) if change.inserts else None
@@ -131,7 +137,7 @@ def _attempt(
     tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new, ctx.query_id)
     action = acts.column(sqlc.ACTION)
     count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}
-    return _counts(change, count[sqlc.INSERT], count[sqlc.UPDATE], count[sqlc.DELETE])
+    return _counts(change, count[sqlc.INSERT], count[sqlc.UPDATE], count[sqlc.DELETE], multi_joined)
 
 
 def _with_defaults(change: sqlc.RowChange, columns: list[Column]) -> sqlc.RowChange:
@@ -159,29 +165,43 @@ def _with_defaults(change: sqlc.RowChange, columns: list[Column]) -> sqlc.RowCha
     return dataclasses.replace(change, clauses=clauses)
 
 
-def _one_action_per_row(change: sqlc.RowChange, acts: pa.Table) -> pa.Table:
-    """Drops rows no clause applies to; a target row gets at most one action.
+def _one_action_per_row(
+    change: sqlc.RowChange, acts: pa.Table, target: pa.Table, ctx: SqlContext
+) -> tuple[pa.Table, int]:
+    """Drops rows no clause applies to; a target row gets at most one action. Also returns how
+    many target rows several source rows joined ("multi-joined rows").
 
-    Snowflake's UPDATE ... FROM picks one of several matching source rows; MERGE refuses them.
+    A target row several source rows join takes one of them, unless the session asks for an error
+    (ERROR_ON_NONDETERMINISTIC_MERGE, TRUE by default; ERROR_ON_NONDETERMINISTIC_UPDATE, FALSE).
+
+    Raises:
+        DuplicateRowInDml: such a row, and the session's parameter asks for the error.
     """
     acts = acts.filter(pc.is_valid(acts.column(sqlc.ACTION)))
     targets = acts.filter(pc.is_valid(acts.column(sqlc.TROW)))
     if targets.num_rows == pc.count_distinct(targets.column(sqlc.TROW)).as_py():
-        return acts
-    if change.kind == "MERGE" and _conflicting(targets):
-        raise DuplicateMergeRow("Duplicate row detected during DML action\nRow Values: [...]")
-    # UPDATE ... FROM, and MERGE rows only deleted by several source rows: one action per row.
-    rows = acts.column(sqlc.TROW)
-    first = pc.index_in(pc.unique(rows), value_set=rows)
-    return acts.take(first)
-
-
-def _conflicting(targets: pa.Table) -> bool:
-    """A target row joined by several source rows conflicts unless every action on it is a DELETE
-    ("multiple deletes do not conflict with each other", Snowflake's MERGE documentation)."""
+        return acts, 0
     per_row = targets.group_by(sqlc.TROW).aggregate([(sqlc.ACTION, "count"), (sqlc.ACTION, "max")])
     repeated = per_row.filter(pc.greater(per_row.column(f"{sqlc.ACTION}_count"), 1))
-    return bool(pc.any(pc.not_equal(repeated.column(f"{sqlc.ACTION}_max"), sqlc.DELETE)).as_py())
+    if change.kind == "MERGE":
+        # "Multiple deletes do not conflict with each other" (Snowflake's MERGE documentation).
+        conflicts = repeated.filter(pc.not_equal(repeated.column(f"{sqlc.ACTION}_max"), sqlc.DELETE))
+        refuse = is_on(ctx.parameters.get("ERROR_ON_NONDETERMINISTIC_MERGE", True))
+    else:
+        conflicts = repeated
+        refuse = is_on(ctx.parameters.get("ERROR_ON_NONDETERMINISTIC_UPDATE", False))
+    if refuse and conflicts.num_rows:
+        row = target.slice(conflicts.column(sqlc.TROW)[0].as_py(), 1)
+        raise DuplicateRowInDml(f"Duplicate row detected during DML action\nRow Values: {_row_values(row)}")
+    rows = acts.column(sqlc.TROW)
+    first = pc.index_in(pc.unique(rows), value_set=rows)
+    return acts.take(first), repeated.num_rows
+
+
+def _row_values(row: pa.Table) -> str:
+    """A target row as Snowflake's error shows it: `[1, "ann", NULL]`."""
+    values = [column[0].as_py() for column in row.columns]
+    return "[" + ", ".join("NULL" if v is None else json.dumps(v, default=str) for v in values) + "]"
 
 
 def _check_not_null(columns: list[Column], data: pa.Table) -> None:
@@ -190,11 +210,13 @@ def _check_not_null(columns: list[Column], data: pa.Table) -> None:
             raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
 
 
-def _counts(change: sqlc.RowChange, inserted: int, updated: int, deleted: int) -> QueryResult:
+def _counts(
+    change: sqlc.RowChange, inserted: int, updated: int, deleted: int, multi_joined: int = 0
+) -> QueryResult:
     if change.kind == "UPDATE":
         return dml_counts(
             StatementType.UPDATE,
-            {"number of rows updated": updated, "number of multi-joined rows updated": 0},
+            {"number of rows updated": updated, "number of multi-joined rows updated": multi_joined},
         )
     if change.kind == "DELETE":
         return dml_counts(StatementType.DELETE, {"number of rows deleted": deleted})

@@ -347,6 +347,15 @@ def register_tables(
         ctx.narrowed = True  # type: ignore[attr-defined]
 
 
+def for_recursion(ctx: SessionContext) -> None:
+    """DataFusion 54's `optimize_projections` prunes the columns of a recursive CTE that the
+    outer query does not read, but not those of its work table: the plan then fails ("project
+    index 1 out of bounds") or reads columns shifted. A query with a recursive CTE plans without
+    that rule, on a context the pool then drops."""
+    ctx.remove_optimizer_rule("optimize_projections")
+    ctx.narrowed = True  # type: ignore[attr-defined]
+
+
 def _stored_table(
     tables: Tables, use: TableUse, sql_ctx: SqlContext, loaded: dict[TableName, Table]
 ) -> tuple[Table, Version | None] | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
-from embucket_py.engine.context import new_context, register_tables
+from embucket_py.engine.context import for_recursion, new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import translate
 from embucket_py.engine.result import QueryResult, StatementType, constant
@@ -127,6 +127,8 @@ def _steps(tables: Tables, query: exp.Expression, ctx: SqlContext, source: Sourc
     not steps of their own: a user's alias shows on the scan under it."""
     translation = translate(tables, query, ctx, source)
     df_ctx = new_context()
+    if translation.recursive:
+        for_recursion(df_ctx)
     register_tables(df_ctx, tables, translation.tables, ctx)
     try:
         logical = df_ctx.sql(translation.sql).optimized_logical_plan()

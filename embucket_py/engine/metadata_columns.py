@@ -177,6 +177,14 @@ PARAMETER_DOCS: dict[str, tuple[object, str]] = {
     "CLIENT_SESSION_KEEP_ALIVE_HEARTBEAT_FREQUENCY": (3600, "Seconds between client heartbeats."),
     "CLIENT_STAGE_ARRAY_BINDING_THRESHOLD": (65280, "Number of array bind rows above which stages are used."),
     "DATE_OUTPUT_FORMAT": ("YYYY-MM-DD", "Display format for the DATE data type."),
+    "ERROR_ON_NONDETERMINISTIC_MERGE": (
+        True,
+        "Whether MERGE fails when a target row joins several source rows (else one of them is used).",
+    ),
+    "ERROR_ON_NONDETERMINISTIC_UPDATE": (
+        False,
+        "Whether UPDATE fails when a target row joins several source rows (else one of them is used).",
+    ),
     "PYTHON_CONNECTOR_QUERY_RESULT_FORMAT": ("ARROW", "Result format for the Python connector."),
     "QUERY_RESULT_FORMAT": ("JSON", "Format of query results sent to clients."),
     "QUERY_TAG": ("", "String tagging the queries of the session."),

@@ -13,7 +13,14 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import scan
 from embucket_py.engine.clustering import has_system_functions, system_functions
-from embucket_py.engine.context import CONTEXTS, StoredTables, load_tables, register_arrow, register_tables
+from embucket_py.engine.context import (
+    CONTEXTS,
+    StoredTables,
+    for_recursion,
+    load_tables,
+    register_arrow,
+    register_tables,
+)
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.pivot_values import has_pivots, resolve_pivot_values
 from embucket_py.engine.result import QueryResult, StatementType, columns_of
@@ -142,6 +149,8 @@ def _plan_translated(
     share: bool,
 ) -> tuple[DataFrame, list[str]]:
     df_ctx = CONTEXTS.borrow(stored.small, filters_in_scan(tree, len(translation.tables)))
+    if translation.recursive:
+        for_recursion(df_ctx)
     try:
         register_tables(df_ctx, tables, translation.tables, ctx, stored)
         sql = _over_shared_ctes(df_ctx, translation, cancel) if share else translation.sql

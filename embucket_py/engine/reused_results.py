@@ -31,6 +31,7 @@ import pyarrow as pa
 from embucket_py.engine.context import StoredTables
 from embucket_py.engine.result import QueryResult, ResultColumn, StatementType
 from embucket_py.engine.scan import ScanStats
+from embucket_py.sql.context import is_on
 from embucket_py.sql.translate import QueryTranslation
 
 REUSE_SECONDS = 24 * 3600
@@ -46,7 +47,7 @@ Key = tuple[object, ...]
 
 def reuse_enabled(parameters: dict[str, object]) -> bool:
     """USE_CACHED_RESULT as the session has it (TRUE unless set otherwise)."""
-    return str(parameters.get("USE_CACHED_RESULT", True)).upper() not in ("FALSE", "0", "OFF", "NO")
+    return is_on(parameters.get("USE_CACHED_RESULT", True))
 
 
 @dataclass(frozen=True)

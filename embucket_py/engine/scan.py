@@ -3,7 +3,8 @@
 DataFusion's own `execute_stream` hides the physical plan, so the bytes and files a query actually
 read (after pruning by Iceberg and Parquet statistics) would be lost. Here the plan is kept: each
 output partition streams on its own thread (DataFusion releases the GIL while it works), batches
-meet in one bounded queue, and when the last partition ends the scan metrics are read off the plan.
+meet in one bounded queue (a UNION's branches: in order), and when the last partition ends the
+scan metrics are read off the plan.
 Snowflake reports the same figures as partitionsScanned / partitionsTotal / bytesScanned.
 
 Cancellation: each partition is polled through the stream's async interface, so a cancel (abort,
@@ -17,6 +18,7 @@ import asyncio
 import contextlib
 import queue
 import threading
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -89,6 +91,8 @@ def execute(
     plan = frame.execution_plan()
     if plan.partition_count <= 1:
         yield from batches(ctx.execute(plan, 0), None if _constant(plan) else cancel)
+    elif _union_on_top(plan):
+        yield from _in_order(ctx, plan, cancel)
     else:
         yield from _parallel(ctx, plan, cancel)
     if stats is not None:
@@ -103,6 +107,19 @@ def _constant(plan: ExecutionPlan) -> bool:
     if kind == "PlaceholderRowExec":
         return True
     return kind == "ProjectionExec" and all(_constant(child) for child in plan.children())
+
+
+def _union_on_top(plan: ExecutionPlan) -> bool:
+    """A UNION [ALL] whose branches are the plan's output partitions (under row-wise operators)."""
+    node = plan
+    while True:
+        kind = node.display().split(":", 1)[0].strip()
+        if kind == "UnionExec":
+            return True
+        children = node.children()
+        if kind not in ("ProjectionExec", "FilterExec", "CoalesceBatchesExec") or len(children) != 1:
+            return False
+        node = children[0]
 
 
 def batches(stream: RecordBatchStream, cancel: threading.Event | None) -> Iterator[object]:
@@ -149,6 +166,70 @@ async def _next(stream: RecordBatchStream, cancel: threading.Event) -> object | 
             with contextlib.suppress(BaseException):
                 await pending
             raise QueryCanceled("SQL execution canceled")
+
+
+# Batches the later partitions of `_in_order` may hold, together, while an earlier one is read.
+_AHEAD_BATCHES = 64
+
+
+def _in_order(ctx: SessionContext, plan: ExecutionPlan, cancel: threading.Event | None) -> Iterator[object]:
+    """Every partition in parallel, but yielded partition after partition: a UNION ALL's rows come
+    branch by branch, in the order written, as Snowflake returns them. Later partitions wait
+    once they hold `_AHEAD_BATCHES` batches; the partition being read never waits, and it started
+    first (the pool takes work in order), so every statement moves on."""
+    count = plan.partition_count
+    held: list[deque[object]] = [deque() for _ in range(count)]
+    done = [False] * count
+    failed: list[BaseException] = []
+    turn = {"current": 0, "ahead": 0}
+    changed = threading.Condition()
+    stop = threading.Event()
+
+    def run(partition: int) -> None:
+        try:
+            if stop.is_set():
+                return
+            for batch in batches(ctx.execute(plan, partition), cancel):
+                with changed:
+                    while (
+                        partition > turn["current"] and turn["ahead"] >= _AHEAD_BATCHES and not stop.is_set()
+                    ):
+                        changed.wait()
+                    if stop.is_set():
+                        return
+                    held[partition].append(batch)
+                    turn["ahead"] += partition > turn["current"]
+                    changed.notify_all()
+        except BaseException as e:  # handed to the consumer, which raises it
+            with changed:
+                failed.append(e)
+        finally:
+            with changed:
+                done[partition] = True
+                changed.notify_all()
+
+    for partition in range(count):
+        _PARTITIONS.submit(run, partition)
+    try:
+        for partition in range(count):
+            with changed:
+                turn["current"] = partition
+                turn["ahead"] -= len(held[partition])
+                changed.notify_all()
+            while True:
+                with changed:
+                    while not held[partition] and not done[partition] and not failed:
+                        changed.wait()
+                    if failed:
+                        raise failed[0]
+                    if not held[partition]:
+                        break
+                    batch = held[partition].popleft()
+                yield batch
+    finally:
+        with changed:
+            stop.set()
+            changed.notify_all()
 
 
 def _parallel(ctx: SessionContext, plan: ExecutionPlan, cancel: threading.Event | None) -> Iterator[object]:

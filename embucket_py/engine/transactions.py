@@ -26,6 +26,7 @@ from embucket_py.catalog.transactions import TableCommit, commit_all, load_at, s
 from embucket_py.catalog.views import View, Views
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.sessions.session import OpenTransaction, PendingTable, Session
+from embucket_py.sql.context import is_on
 from embucket_py.types import SfType
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,7 @@ def key(ref: TableName) -> str:
 
 
 def autocommit(session: Session) -> bool:
-    value = session.parameter("AUTOCOMMIT", True)
-    return value if isinstance(value, bool) else str(value).strip().upper() not in ("FALSE", "0", "OFF")
+    return is_on(session.parameter("AUTOCOMMIT", True))
 
 
 def _new_transaction(session: Session, name: str | None, *, implicit: bool) -> OpenTransaction:

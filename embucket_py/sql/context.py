@@ -60,6 +60,13 @@ def activated(ctx: SqlContext | None) -> Iterator[None]:
         _ACTIVE.reset(token)
 
 
+def is_on(value: object) -> bool:
+    """A boolean parameter's value as a session may hold it (TRUE, 'false', 0, 'OFF', ...)."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().upper() not in ("FALSE", "0", "OFF", "NO")
+
+
 def parameter(name: str, default: Any = None) -> Any:
     """A session parameter of the active translation (upper-case name), else `default`."""
     ctx = _ACTIVE.get()

@@ -12,6 +12,7 @@ from sqlglot import exp
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dialect import DataFusion
 from embucket_py.sql.names import SourceText
+from embucket_py.sql.transforms.connect_by import connect_by
 from embucket_py.sql.transforms.context_functions import context_functions
 from embucket_py.sql.transforms.current_time import current_time
 from embucket_py.sql.transforms.dual import dual
@@ -40,6 +41,8 @@ class QueryTranslation:
     # CTEs read more than once, computed first: (registered name, SQL), and the query over them.
     shared: tuple[tuple[str, str], ...] = ()
     sql_over_shared: str | None = None
+    # The query holds a recursive CTE (see engine/context.py `for_recursion`).
+    recursive: bool = False
 
 
 def translate_query(
@@ -73,6 +76,7 @@ def _translate(
     # Projection names first: they are spelled after the user's text. Table references next (they
     # need Snowflake names); identifiers last (every remaining name becomes its stored form).
     projected = projections(tree, source)
+    tree = connect_by(tree)
     tree = star_objects(tree, ctx, columns)
     tree = using_joins(tree, ctx, columns)
     tree = variables(tree, ctx.variables)
@@ -84,7 +88,8 @@ def _translate(
     tables = table_references(tree, ctx)
     split = shared_ctes(tree)
     tree = identifiers(tree)
-    translation = QueryTranslation(tree.sql(dialect=DataFusion), tables, projected)
+    recursive = any(w.args.get("recursive") for w in tree.find_all(exp.With))
+    translation = QueryTranslation(tree.sql(dialect=DataFusion), tables, projected, recursive=recursive)
     if split is None:
         return translation
     main, ctes = split

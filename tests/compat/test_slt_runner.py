@@ -77,6 +77,12 @@ def test_parse_skips_comment_lines_inside_sql() -> None:
     assert record.sql == "SELECT 1"
 
 
+def test_a_result_line_of_spaces_is_a_value() -> None:
+    (record,) = parse("query T\nSELECT SPACE(3)\n----\n   \n\nquery I\nSELECT 1\n----\n1\n")[:1]
+    assert record.expected == ["   "]
+    assert compare([("   ",)], 1, record.expected) is None
+
+
 def test_parse_rejects_unknown_records() -> None:
     with pytest.raises(SltSyntaxError, match="line 1"):
         parse("halt\n")

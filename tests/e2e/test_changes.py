@@ -79,8 +79,34 @@ def test_merge_refuses_a_row_matched_twice(people: Any) -> None:
         people.execute(
             "MERGE INTO people USING dup ON people.id = dup.id WHEN MATCHED THEN UPDATE SET name = dup.name"
         )
-    assert err.value.errno == 100090
+    assert (err.value.errno, err.value.sqlstate) == (100090, "42P18")
+    assert 'Duplicate row detected during DML action\nRow Values: [1, "ann", 10]' in err.value.msg
     assert people.execute("SELECT name FROM people WHERE id = 1").fetchone() == ("ann",)
+
+
+def test_nondeterministic_merge_and_update_follow_the_session_parameters(people: Any) -> None:
+    people.execute("CREATE TABLE dup (id INT, name VARCHAR)")
+    people.execute("INSERT INTO dup VALUES (1, 'a'), (1, 'b'), (2, 'c')")
+    merge = "MERGE INTO people USING dup ON people.id = dup.id WHEN MATCHED THEN UPDATE SET name = dup.name"
+    people.execute("ALTER SESSION SET ERROR_ON_NONDETERMINISTIC_MERGE = FALSE")
+    people.execute(merge)
+    assert people.fetchone() == (2,)
+    assert people.execute("SELECT name FROM people WHERE id <= 2 ORDER BY id").fetchall() in (
+        [("a",), ("c",)],
+        [("b",), ("c",)],
+    )
+    # UPDATE ... FROM takes one of the rows by default and counts the row as multi-joined.
+    people.execute("UPDATE people SET score = LENGTH(dup.name) FROM dup WHERE people.id = dup.id")
+    assert people.fetchone() == (2, 1)
+    people.execute("ALTER SESSION SET ERROR_ON_NONDETERMINISTIC_UPDATE = TRUE")
+    with pytest.raises(ProgrammingError) as err:
+        people.execute("UPDATE people SET score = 0 FROM dup WHERE people.id = dup.id")
+    assert (err.value.errno, err.value.sqlstate) == (100090, "42P18")
+    assert people.execute("SELECT score FROM people WHERE id = 1").fetchone() == (1,)
+    people.execute("ALTER SESSION UNSET ERROR_ON_NONDETERMINISTIC_MERGE")
+    with pytest.raises(ProgrammingError) as err:
+        people.execute(merge)
+    assert err.value.errno == 100090
 
 
 def test_merge_lets_several_source_rows_delete_one_target_row(people: Any) -> None:
@@ -128,7 +154,7 @@ def test_update_from_with_several_matches_updates_once(people: Any) -> None:
     people.execute("CREATE TABLE many (id INT, name VARCHAR)")
     people.execute("INSERT INTO many VALUES (1, 'x'), (1, 'y')")
     people.execute("UPDATE people SET name = many.name FROM many WHERE people.id = many.id")
-    assert people.rowcount == 1
+    assert people.fetchone() == (1, 1)  # one row updated, and it was multi-joined
     assert people.execute("SELECT name FROM people WHERE id = 1").fetchone()[0] in ("x", "y")
     assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (4,)
 

@@ -54,6 +54,23 @@ def test_rows_come_back_in_insertion_order(cur: Any) -> None:
     assert cur.fetchall() == [(3,), (1,), (4,), (2,)]
 
 
+def test_union_all_gives_its_branches_in_the_order_written(cur: Any) -> None:
+    """The branches run in parallel but their rows come back branch by branch (they once came in
+    whichever order the branches finished)."""
+    cur.execute("CREATE TABLE o (id INT)")
+    cur.execute("INSERT INTO o SELECT seq4() FROM TABLE(GENERATOR(ROWCOUNT => 200000))")
+    sql = (
+        "SELECT CONCAT('>', c, '<') FROM (SELECT '  lead' AS c UNION ALL SELECT 'trail  ' "
+        "UNION ALL SELECT NULL UNION ALL SELECT 'last')"
+    )
+    for _ in range(20):
+        assert cur.execute(sql).fetchall() == [(">  lead<",), (">trail  <",), (None,), (">last<",)]
+    rows = cur.execute("SELECT id FROM o UNION ALL SELECT -1 UNION ALL SELECT id + 1000000 FROM o").fetchall()
+    assert len(rows) == 400001
+    assert rows[200000] == (-1,)
+    assert all(r[0] < 200000 for r in rows[:200000]) and all(r[0] >= 1000000 for r in rows[200001:])
+
+
 def test_select_from_dual(cur: Any) -> None:
     cur.execute("SELECT 5 FROM DUAL")
     assert cur.fetchall() == [(5,)]
@@ -121,3 +138,104 @@ def test_a_cte_reading_itself_is_recursive_without_the_keyword(cur: Any) -> None
     with pytest.raises(ProgrammingError) as info:
         cur.execute("WITH b AS (SELECT 1 UNION SELECT * FROM b) SELECT * FROM b")
     assert (info.value.errno, info.value.sqlstate) == (1102, "42601")
+
+
+def test_a_recursive_cte_read_for_some_of_its_columns(cur: Any) -> None:
+    """DataFusion 54 prunes a recursive CTE's unread columns but not its work table's: the query
+    failed ("project index 1 out of bounds") or read shifted columns."""
+    fib = (
+        "WITH RECURSIVE f (cur, prev) AS (SELECT 0, 1 UNION ALL SELECT cur + prev, cur FROM f "
+        "WHERE cur + prev < 30) "
+    )
+    assert cur.execute(fib + "SELECT cur FROM f ORDER BY cur").fetchall() == [
+        (v,) for v in (0, 1, 1, 2, 3, 5, 8, 13, 21)
+    ]
+    assert cur.execute(fib + "SELECT COUNT(*) FROM f").fetchall() == [(9,)]
+    cur.execute("CREATE TABLE staff (id INT, boss INT, name TEXT, pad TEXT)")
+    cur.execute("INSERT INTO staff VALUES (1, NULL, 'ann', 'x'), (2, 1, 'bob', 'y'), (3, 2, 'cy', 'z')")
+    tree = (
+        "WITH RECURSIVE t (id, name, depth) AS (SELECT id, name, 1 FROM staff WHERE boss IS NULL "
+        "UNION ALL SELECT s.id, s.name, t.depth + 1 FROM staff s JOIN t ON s.boss = t.id) "
+    )
+    assert cur.execute(tree + "SELECT name FROM t ORDER BY name").fetchall() == [("ann",), ("bob",), ("cy",)]
+    assert cur.execute(tree + "SELECT depth, name FROM t ORDER BY depth").fetchall() == [
+        (1, "ann"),
+        (2, "bob"),
+        (3, "cy"),
+    ]
+
+
+@pytest.fixture
+def employees(cur: Any) -> Any:
+    """The table of Snowflake's CONNECT BY documentation."""
+    cur.execute("CREATE TABLE employees (title VARCHAR, employee_ID INTEGER, manager_ID INTEGER)")
+    cur.execute(
+        "INSERT INTO employees (title, employee_ID, manager_ID) VALUES ('President', 1, NULL), "
+        "('Vice President Engineering', 10, 1), ('Programmer', 100, 10), ('QA Engineer', 101, 10), "
+        "('Vice President HR', 20, 1), ('Health Insurance Analyst', 200, 20)"
+    )
+    return cur
+
+
+def test_connect_by_walks_the_hierarchy_from_start_with(employees: Any) -> None:
+    employees.execute(
+        "SELECT employee_ID, manager_ID, title, LEVEL FROM employees START WITH title = 'Vice President HR' "
+        "CONNECT BY manager_ID = PRIOR employee_id ORDER BY employee_ID"
+    )
+    assert [d.name for d in employees.description] == ["EMPLOYEE_ID", "MANAGER_ID", "TITLE", "LEVEL"]
+    assert employees.fetchall() == [(20, 1, "Vice President HR", 1), (200, 20, "Health Insurance Analyst", 2)]
+    # A root that matches nothing gives no rows (the clauses were once ignored: every row came back).
+    employees.execute(
+        "SELECT title FROM employees START WITH title = 'CEO' CONNECT BY manager_ID = PRIOR employee_id"
+    )
+    assert employees.fetchall() == []
+
+
+def test_connect_by_path_root_and_where(employees: Any) -> None:
+    employees.execute(
+        "SELECT SYS_CONNECT_BY_PATH(title, ' -> ') AS path, CONNECT_BY_ROOT title AS root, employee_ID "
+        "FROM employees START WITH title = 'President' CONNECT BY manager_ID = PRIOR employee_id "
+        "ORDER BY employee_ID"
+    )
+    rows = employees.fetchall()
+    assert rows[0] == (" -> President", "President", 1)
+    assert rows[3] == (" -> President -> Vice President Engineering -> Programmer", "President", 100)
+    assert len(rows) == 6
+    # WHERE filters the hierarchy's rows, not the rows it is built from.
+    employees.execute(
+        "SELECT e.title, LEVEL FROM employees e WHERE LEVEL = 3 START WITH e.employee_id = 1 "
+        "CONNECT BY PRIOR e.employee_id = e.manager_id ORDER BY 1"
+    )
+    assert employees.fetchall() == [("Health Insurance Analyst", 3), ("Programmer", 3), ("QA Engineer", 3)]
+    # Without START WITH every row is a root: 6 roots, 5 rows one level down, 3 two levels down.
+    assert employees.execute(
+        "SELECT COUNT(*) FROM employees CONNECT BY PRIOR employee_id = manager_id"
+    ).fetchall() == [(14,)]
+    employees.execute(
+        "SELECT * FROM employees START WITH employee_id = 10 CONNECT BY PRIOR employee_id = manager_id"
+    )
+    assert [d.name for d in employees.description] == ["TITLE", "EMPLOYEE_ID", "MANAGER_ID"]
+    assert sorted(employees.fetchall()) == [
+        ("Programmer", 100, 10),
+        ("QA Engineer", 101, 10),
+        ("Vice President Engineering", 10, 1),
+    ]
+
+
+def test_connect_by_level_generates_rows(cur: Any) -> None:
+    assert cur.execute("SELECT LEVEL FROM (SELECT 1 AS x) CONNECT BY LEVEL <= 4 ORDER BY 1").fetchall() == [
+        (1,),
+        (2,),
+        (3,),
+        (4,),
+    ]
+
+
+def test_connect_by_over_a_join_is_refused(employees: Any) -> None:
+    with pytest.raises(ProgrammingError) as info:
+        employees.execute(
+            "SELECT t.title FROM employees t JOIN employees u ON t.manager_id = u.employee_id "
+            "CONNECT BY t.manager_ID = PRIOR t.employee_id"
+        )
+    assert (info.value.errno, info.value.sqlstate) == (2, "0A000")
+    assert employees.execute("SELECT COUNT(*) FROM employees").fetchall() == [(6,)]

@@ -89,3 +89,28 @@ def test_object_construct_star_takes_the_columns_star_stands_for(cur: Any) -> No
         {"COLUMN1": 1, "COLUMN2": "x"},
         {"COLUMN1": 2, "COLUMN2": "y"},
     ]
+
+
+def test_a_double_stays_a_double_inside_a_variant(cur: Any) -> None:
+    """Snowflake writes a DOUBLE in a VARIANT as `3.000000000000000e+00` (ARRAY_CONSTRUCT's
+    documentation) and TYPEOF tells it from an exact DECIMAL."""
+    cur.execute(
+        "SELECT ARRAY_CONSTRUCT('hello', 3::DOUBLE, 4, 1.50), TYPEOF(TO_VARIANT(3.21::DOUBLE)), "
+        "TYPEOF(TO_VARIANT(1.23::DECIMAL(6, 3))), TYPEOF(PARSE_JSON('1e2')), PARSE_JSON('1e2'), "
+        "TO_VARIANT(3.21::DOUBLE)::VARCHAR, TO_VARIANT(3.21::DOUBLE)::FLOAT"
+    )
+    array, double, decimal, parsed_type, parsed, text, number = cur.fetchone()
+    assert array == '[\n  "hello",\n  3.000000000000000e+00,\n  4,\n  1.5\n]'
+    assert (double, decimal, parsed_type, parsed) == ("DOUBLE", "DECIMAL", "DOUBLE", "1.000000000000000e+02")
+    assert (text, number) == ("3.21", 3.21)
+    cur.execute("CREATE TABLE readings (v VARIANT)")
+    cur.execute("INSERT INTO readings SELECT OBJECT_CONSTRUCT('t', 21.5::FLOAT, 'n', 2)")
+    cur.execute("SELECT v, TYPEOF(v:t), TYPEOF(v:n), v:t::FLOAT + 1 FROM readings")
+    assert cur.fetchone() == ('{\n  "n": 2,\n  "t": 2.150000000000000e+01\n}', "DOUBLE", "INTEGER", 22.5)
+    # Equal numbers are one element whatever their type.
+    cur.execute(
+        "SELECT ARRAY_CONTAINS(1.5::FLOAT::VARIANT, ARRAY_CONSTRUCT(1.5, 2)), ARRAY_DISTINCT([1.0::FLOAT, 1])"
+    )
+    contains, distinct = cur.fetchone()
+    assert contains is True
+    assert len(json.loads(distinct)) == 1

@@ -1,4 +1,4 @@
-"""TABLE(GENERATOR(ROWCOUNT => n)) -> range(n); SEQ1/2/4/8() -> its `value` column."""
+"""TABLE(GENERATOR(ROWCOUNT => n)) -> range(n); SEQ1/2/4/8() -> its `value` column, else the row number."""
 
 from __future__ import annotations
 
@@ -43,3 +43,17 @@ def test_generator_registers_no_table() -> None:
 def test_generator_without_rowcount_is_unsupported() -> None:
     with pytest.raises(Unsupported, match="ROWCOUNT"):
         translate("SELECT 1 FROM TABLE(GENERATOR(TIMELIMIT => 1))")
+
+
+def test_seq_over_any_other_source_numbers_the_rows_of_its_select() -> None:
+    validate(
+        "SELECT seq8(), x FROM (SELECT 1 AS x)",
+        'SELECT (CAST(row_number() OVER () AS DECIMAL(38, 0)) - 1) AS "seq8()", "x" AS "x" '
+        'FROM (SELECT 1 AS "x")',
+    )
+    # The outer SELECT reads a subquery, not the generator: its SEQ numbers its own rows.
+    sql = translate(
+        "SELECT * FROM (SELECT seq2(0) FROM TABLE(GENERATOR(ROWCOUNT => 3))) ORDER BY seq2(0)"
+    ).sql
+    assert sql.count("row_number() OVER ()") == 1
+    assert '("value" % 65536)' in sql

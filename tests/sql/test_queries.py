@@ -8,7 +8,7 @@ from embucket_py.errors import SqlCompilationError, SyntaxError_
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import translate_query
-from tests.sql.helpers import CTX, result_names, run_on_datafusion, validate
+from tests.sql.helpers import CTX, result_names, run_on_datafusion, squash, validate
 
 
 def test_aggregates_with_having_order_and_limit() -> None:
@@ -186,3 +186,25 @@ def test_a_source_column_wins_over_an_alias() -> None:
     # Without the column, the alias is meant.
     translation = translate_query(tree, CTX, SourceText(sql), lambda parts: ["A"])
     assert translation.sql == 'SELECT "a" AS "b" FROM "__t0" AS "t" WHERE "a" = \'x\''
+
+
+def test_connect_by_becomes_a_recursive_cte() -> None:
+    translation = validate(
+        "SELECT name, LEVEL FROM (SELECT 1 AS id, NULL AS boss, 'a' AS name) AS e "
+        "START WITH boss IS NULL CONNECT BY boss = PRIOR id",
+        squash(
+            """
+            WITH RECURSIVE "__connect_by" AS (
+              SELECT "e".*, 1 AS "__cb_level" FROM (SELECT 1 AS "id", NULL AS "boss", 'a' AS "name") AS "e"
+              WHERE "boss" IS NULL
+              UNION ALL
+              SELECT "e".*, ("__prior"."__cb_level" + 1) AS "__cb_level"
+              FROM (SELECT 1 AS "id", NULL AS "boss", 'a' AS "name") AS "e"
+              JOIN "__connect_by" AS "__prior" ON "e"."boss" = ("__prior"."id")
+            ) SELECT "name" AS "name", "e"."__cb_level" AS "level" FROM "__connect_by" AS "e"
+            """
+        )
+        .replace("( ", "(")
+        .replace(" )", ")"),
+    )
+    assert translation.recursive

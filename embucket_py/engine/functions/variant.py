@@ -9,6 +9,7 @@ the original expression (the SQL rewrite adds it), which tells `1` from `'1'`.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -106,6 +107,8 @@ def text_of(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)  # a DOUBLE as text, as FLOAT -> VARCHAR gives it (not the exponent form)
     return dumps(value)
 
 

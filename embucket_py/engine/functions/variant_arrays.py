@@ -1,7 +1,8 @@
 """Semi-structured ARRAY functions (ARRAY_CONSTRUCT, ARRAY_CAT, ARRAY_SLICE, ...) over JSON text.
 
-Elements compare by their canonical JSON text, which is how Snowflake compares VARIANT values
-for equality (`1` and `1.0` are one number; keys of objects are ordered).
+Elements compare by their canonical JSON text with numbers by value (`equality_text`), which is
+how Snowflake compares VARIANT values for equality (`1` and `1.0` are one number; keys of objects
+are ordered).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from embucket_py.engine.functions.variant import (
     text_of,
     variant_out,
 )
-from embucket_py.engine.functions.variant_values import VARIANT_FIELDS, dumps, loads, texts
+from embucket_py.engine.functions.variant_values import VARIANT_FIELDS, equality_text, loads, texts
 
 INT = pa.int64()
 BOOL = pa.bool_()
@@ -69,9 +70,9 @@ def _combined(union: bool) -> Callable[[pa.Array], pa.Array]:
             counts: Counter[str] = Counter()
             result: list[Any] = []
             for a in arrays:
-                here = Counter(dumps(v) for v in a)
+                here = Counter(equality_text(v) for v in a)
                 for v in a:
-                    key = dumps(v)
+                    key = equality_text(v)
                     wanted = here[key] if union else 1
                     if counts[key] < wanted:
                         counts[key] += 1
@@ -93,7 +94,7 @@ def _order_key(value: Any) -> tuple[int, Any]:
         return (0, Decimal(str(value)))
     if isinstance(value, str):
         return (1, value)
-    return (3 if isinstance(value, list) else 4, dumps(value))
+    return (3 if isinstance(value, list) else 4, equality_text(value))
 
 
 def _compare(a: Any, b: Any) -> int:
@@ -148,10 +149,10 @@ def _binary(fn: Callable[[list[Any], list[Any]], Any]) -> Callable[[pa.Array, pa
 
 
 def _multiset_except(a: list[Any], b: list[Any]) -> list[Any]:
-    remove = Counter(dumps(v) for v in b)
+    remove = Counter(equality_text(v) for v in b)
     out = []
     for v in a:
-        key = dumps(v)
+        key = equality_text(v)
         if remove[key] > 0:
             remove[key] -= 1
         else:
@@ -160,10 +161,10 @@ def _multiset_except(a: list[Any], b: list[Any]) -> list[Any]:
 
 
 def _multiset_intersection(a: list[Any], b: list[Any]) -> list[Any]:
-    keep = Counter(dumps(v) for v in b)
+    keep = Counter(equality_text(v) for v in b)
     out = []
     for v in a:
-        key = dumps(v)
+        key = equality_text(v)
         if keep[key] > 0:
             keep[key] -= 1
             out.append(v)
@@ -174,7 +175,7 @@ def _distinct(a: list[Any]) -> list[Any]:
     seen: set[str] = set()
     out = []
     for v in a:
-        key = dumps(v)
+        key = equality_text(v)
         if key not in seen:
             seen.add(key)
             out.append(v)
@@ -202,7 +203,7 @@ def _contains(values: pa.Array, arrays: pa.Array) -> pa.Array:
         if a is MISSING:
             out.append(None)
             continue
-        found = dumps(None if v is MISSING else v) in {dumps(x) for x in a}
+        found = equality_text(None if v is MISSING else v) in {equality_text(x) for x in a}
         # A NULL needle finds a null element, else the answer is unknown.
         out.append(found if v is not MISSING or found else None)
     return pa.array(out, BOOL)
@@ -214,8 +215,8 @@ def _position(values: pa.Array, arrays: pa.Array) -> pa.Array:
         if a is MISSING:
             out.append(None)
             continue
-        key = dumps(None if v is MISSING else v)
-        out.append(next((i for i, x in enumerate(a) if dumps(x) == key), None))
+        key = equality_text(None if v is MISSING else v)
+        out.append(next((i for i, x in enumerate(a) if equality_text(x) == key), None))
     return pa.array(out, INT)
 
 
@@ -223,7 +224,9 @@ def _overlap(left: pa.Array, right: pa.Array) -> pa.Array:
     out: list[bool | None] = []
     for a, b in zip(_arrays(left), _arrays(right), strict=True):
         out.append(
-            None if a is MISSING or b is MISSING else bool({dumps(x) for x in a} & {dumps(x) for x in b})
+            None
+            if a is MISSING or b is MISSING
+            else bool({equality_text(x) for x in a} & {equality_text(x) for x in b})
         )
     return pa.array(out, BOOL)
 
@@ -288,8 +291,8 @@ def _remove(arrays: pa.Array, values: pa.Array) -> pa.Array:
         if a is MISSING or v is MISSING:
             out.append(MISSING)
             continue
-        key = dumps(v)
-        out.append([x for x in a if dumps(x) != key])
+        key = equality_text(v)
+        out.append([x for x in a if equality_text(x) != key])
     return variant_out(out)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -53,14 +54,28 @@ VARIANT_FIELDS = {kind: tagged_field("r", kind) for kind in ("VARIANT", "OBJECT"
 # --- writing -------------------------------------------------------------------------------------
 
 
+# A number whose JSON text is written as is: json.dumps carries it as a marked string, and the
+# marks and quotes come off after (json.dumps takes no raw text).
+_RAW = "\x00\x01"
+_RAW_JSON = re.compile(r'"\\u0000\\u0001([^"]*)"')
+
+
+def double_text(value: float) -> str:
+    """A DOUBLE inside a VARIANT as Snowflake writes it: `3.000000000000000e+00`. The exponent
+    also keeps it a DOUBLE when read back (`number`); an exact decimal has none."""
+    return f"{value:.15e}"
+
+
 def _plain(value: Any) -> Any:
     """Python value -> what json.dumps writes as Snowflake shows it."""
     if isinstance(value, Decimal):
         if value == value.to_integral_value():
             return int(value)
-        return float(value)
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return _RAW + format(value.normalize(), "f")
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return _RAW + double_text(value)
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -72,19 +87,41 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _unmarked(text: str) -> str:
+    return _RAW_JSON.sub(r"\1", text) if "\\u0000\\u0001" in text else text
+
+
 def dumps(value: Any) -> str:
     """Canonical JSON text of a Python value (dict keys sorted, compact)."""
-    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _unmarked(json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+def _by_value(value: Any) -> Any:
+    if isinstance(value, float) and math.isfinite(value):
+        return Decimal(repr(value))
+    if isinstance(value, dict):
+        return {k: _by_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_by_value(v) for v in value]
+    return value
+
+
+def equality_text(value: Any) -> str:
+    """The text two VARIANT values share when Snowflake holds them equal: `dumps`, with numbers
+    by value (the DOUBLE 1.5 is the DECIMAL 1.5, and 1.0 is 1)."""
+    return dumps(_by_value(value))
 
 
 def pretty(text: str) -> str:
-    """JSON text as Snowflake prints a VARIANT: objects and arrays indented by 2 spaces."""
+    """JSON text as Snowflake prints a VARIANT: objects and arrays indented by 2 spaces, numbers
+    as written."""
     if not text or text[0] not in "[{":
         return text
     try:
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        parsed = json.loads(text, parse_float=lambda n: _RAW + n)
     except ValueError:
         return text
+    return _unmarked(json.dumps(parsed, indent=2, ensure_ascii=False))
 
 
 def json_array(values: Iterable[Any]) -> pa.Array:

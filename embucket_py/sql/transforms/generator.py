@@ -1,4 +1,5 @@
-"""TABLE(GENERATOR(ROWCOUNT => n)) -> DataFusion's range(n); SEQ1/2/4/8() -> its row number.
+"""TABLE(GENERATOR(ROWCOUNT => n)) -> DataFusion's range(n); SEQ1/2/4/8() -> its row number, or
+the row's number in the SELECT's result over any other source (SEQ is not tied to GENERATOR).
 
 https://docs.snowflake.com/en/sql-reference/functions/generator
 """
@@ -12,9 +13,23 @@ from embucket_py.errors import Unsupported
 _SEQ_FUNCTIONS = ("SEQ1", "SEQ2", "SEQ4", "SEQ8")
 
 
+def _over_range(select: exp.Select | None) -> bool:
+    """A SELECT reading a generator's range() alone, whose `value` column numbers its rows."""
+    if select is None or select.args.get("joins"):
+        return False
+    source = select.args.get("from_")
+    table = source.this if isinstance(source, exp.From) else None
+    return (
+        isinstance(table, exp.Table) and isinstance(table.this, exp.Anonymous) and table.this.name == "range"
+    )
+
+
 def _sequence(name: str, node: exp.Expression) -> exp.Expression:
     """The row number wrapped to the function's width: SEQ1 is 1 byte, SEQ8 8; SEQn(1) is signed."""
-    value = exp.column("value", quoted=True)
+    value: exp.Expression = exp.column("value", quoted=True)
+    if not _over_range(node.parent_select):
+        number = exp.cast(exp.Window(this=exp.RowNumber()), "BIGINT")
+        value = exp.Paren(this=exp.Sub(this=number, expression=exp.Literal.number(1)))
     bits = {"SEQ1": 8, "SEQ2": 16, "SEQ4": 32}.get(name)
     if bits is None:
         return value
@@ -29,10 +44,7 @@ def _sequence(name: str, node: exp.Expression) -> exp.Expression:
 
 
 def generator(tree: exp.Expression) -> exp.Expression:
-    gens = list(tree.find_all(exp.Generator))
-    if not gens:
-        return tree
-    for gen in gens:
+    for gen in list(tree.find_all(exp.Generator)):
         rowcount = gen.args.get("rowcount")
         if rowcount is None:
             raise Unsupported("GENERATOR without ROWCOUNT is not supported.")
