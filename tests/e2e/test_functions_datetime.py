@@ -74,3 +74,18 @@ def test_documented_examples(cur: Any, sql: str, expected: Any) -> None:
 def test_to_boolean_rejects_other_strings(cur: Any) -> None:
     with pytest.raises(Exception, match="not recognized"):
         cur.execute("SELECT TO_BOOLEAN('maybe')")
+
+
+def test_date_arithmetic_on_text_columns_reads_them_as_timestamps(cur: Any) -> None:
+    """DATEADD's documented example over a CTE of VALUES strings (it failed: Utf8 + Interval)."""
+    cur.execute(
+        "WITH datetest AS (SELECT column1 AS d FROM VALUES ('2022-04-05')) "
+        "SELECT d, DATEADD(year, 2, d), DATEADD(hour, 2, d) FROM datetest"
+    )
+    assert cur.fetchone() == ("2022-04-05", dt.datetime(2024, 4, 5), dt.datetime(2022, 4, 5, 2))
+    cur.execute("CREATE TABLE texts (t VARCHAR)")
+    cur.execute("INSERT INTO texts VALUES ('2024-01-31 10:00:00')")
+    cur.execute(
+        "SELECT DATEADD(month, 1, t), DATEDIFF(day, t, '2024-03-01'), DATE_TRUNC('month', t) FROM texts"
+    )
+    assert cur.fetchone() == (dt.datetime(2024, 2, 29, 10), 30, dt.datetime(2024, 1, 1))

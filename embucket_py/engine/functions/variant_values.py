@@ -2,7 +2,8 @@
 
 Representation. A semi-structured value is the compact JSON text of the value in a Utf8 column:
 objects with their keys sorted (Snowflake keeps OBJECT keys ordered), no spaces, numbers written
-as JSON numbers (exact decimals without trailing zeros, as Snowflake shows them), strings as JSON
+as JSON numbers (exact decimals without trailing zeros, doubles with an exponent, as Snowflake
+shows them: `1.5` is a DECIMAL, `1.500000000000000e+00` a DOUBLE), strings as JSON
 strings (`"abc"`, quotes included), JSON `null` for a variant null (distinct from SQL NULL, which
 is a null slot). Iceberg stores these columns as plain strings; the Snowflake type lives in the
 Arrow field metadata (`types.SFTYPE_KEY`), so
@@ -60,7 +61,7 @@ _RAW = "\x00\x01"
 _RAW_JSON = re.compile(r'"\\u0000\\u0001([^"]*)"')
 
 
-def double_text(value: float) -> str:
+def _double_text(value: float) -> str:
     """A DOUBLE inside a VARIANT as Snowflake writes it: `3.000000000000000e+00`. The exponent
     also keeps it a DOUBLE when read back (`number`); an exact decimal has none."""
     return f"{value:.15e}"
@@ -75,7 +76,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-        return _RAW + double_text(value)
+        return _RAW + _double_text(value)
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

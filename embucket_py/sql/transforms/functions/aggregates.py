@@ -8,22 +8,17 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from embucket_py.sql.context import SqlContext, active
-from embucket_py.sql.transforms.functions.column_kinds import stored_kind
 from embucket_py.sql.transforms.functions.temporal import (
     add,
     call,
     cast,
     div,
-    kind_of,
+    is_text,
     mul,
     number,
     rewrite_all,
     sub,
 )
-
-# Without a statement's context, CTEs and VALUES still tell a column's kind.
-_NO_CONTEXT = SqlContext(None, None)
 
 
 def _bool(node: exp.Expression) -> exp.Expression:
@@ -166,8 +161,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Median):
         return call("median", node.this)
     if isinstance(node, exp.Mode):
-        text = kind_of(node.this) == "string" or stored_kind(node.this, active() or _NO_CONTEXT) == "TEXT"
-        return call("sf_mode_text" if text else "sf_mode", node.this)
+        return call("sf_mode_text" if is_text(node.this) else "sf_mode", node.this)
     if isinstance(node, exp.CountIf):
         return _count_if(node)
     if isinstance(node, exp.BoolxorAgg):

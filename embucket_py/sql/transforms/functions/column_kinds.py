@@ -210,6 +210,8 @@ def _kind_in_source(
     if isinstance(source, exp.Subquery):
         return _kind_in_query(source.this, name, position, ctx, depth)
     if isinstance(source, exp.Values):
+        if position is None and name.startswith("COLUMN") and name[6:].isdigit():
+            position = int(name[6:]) - 1  # VALUES without column names: COLUMN1, COLUMN2, ...
         return _kind_in_query(source, name, position, ctx, depth)
     if not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier):
         return None

@@ -12,6 +12,8 @@ from sqlglot.dialects.snowflake import Snowflake
 from sqlglot.time import format_time
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.context import SqlContext, active
+from embucket_py.sql.transforms.functions.column_kinds import stored_kind
 
 # Snowflake's date/time part names and abbreviations -> one canonical name.
 _ALIASES = {
@@ -123,6 +125,10 @@ def intdiv(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     return exp.Div(this=paren(int64(a)), expression=paren(int64(b)), typed=True)
 
 
+# CTEs and VALUES tell a column's kind even when no statement context is active.
+_NO_CONTEXT = SqlContext(None, None)
+
+
 def kind_of(node: exp.Expression) -> str | None:
     """A static guess of a temporal expression's kind: date, time, timestamp, timestamptz, string,
     number; None when only the engine knows (a column)."""
@@ -181,9 +187,16 @@ def kind_of(node: exp.Expression) -> str | None:
     return None
 
 
+def is_text(node: exp.Expression) -> bool:
+    """A string, or a column known to hold text (a stored VARCHAR, a CTE's or VALUES' string)."""
+    if kind_of(node) == "string":
+        return True
+    return isinstance(node, exp.Column) and stored_kind(node, active() or _NO_CONTEXT) == "TEXT"
+
+
 def as_temporal(node: exp.Expression) -> exp.Expression:
     """Strings become TIMESTAMP_NTZ, as Snowflake reads a string where a timestamp is expected."""
-    return cast(node, "TIMESTAMP") if kind_of(node) == "string" else node
+    return cast(node, "TIMESTAMP") if is_text(node) else node
 
 
 def interval(amount: exp.Expression, part: str) -> exp.Expression:
