@@ -143,3 +143,15 @@ def test_errors_have_snowflake_codes(cur: Any, sql: str, errno: int, sqlstate: s
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as err:
         cur.execute(sql).fetchall()
     assert (err.value.errno, err.value.sqlstate) == (errno, sqlstate)
+
+
+def test_substr_of_binary_counts_bytes(cur: Any) -> None:
+    cur.execute("CREATE TABLE bins (v BINARY, n INT)")
+    cur.execute("INSERT INTO bins SELECT X'01020304FF', -2")
+    cur.execute(
+        "SELECT SUBSTRING(X'48656C6C6F576F726C64', 1, 5) = X'48656C6C6F', "
+        "SUBSTR(TO_BINARY('abcd', 'UTF-8'), 2), SUBSTR(v, 3), SUBSTR(v, n), SUBSTR(v, 0, 1), "
+        "SUBSTR(v, -9), SUBSTR(v, 2, n) FROM bins"
+    )
+    assert [d.type_code for d in cur.description[1:]] == [11] * 6  # BINARY
+    assert cur.fetchone() == (True, b"bcd", b"\x03\x04\xff", b"\x04\xff", b"\x01", b"", b"")

@@ -36,6 +36,13 @@ def test_substr_counts_a_negative_start_from_the_end() -> None:
     )
 
 
+def test_substr_of_binary_cuts_two_hex_digits_per_byte() -> None:
+    validate(
+        "SELECT SUBSTR(X'0102', 2, 1) AS r",
+        "SELECT decode(substr(encode(x'0102', 'hex'), (2) * 2 - 1, (1) * 2), 'hex') AS \"r\"",
+    )
+
+
 def test_insert_is_head_insertion_and_tail() -> None:
     validate(
         "SELECT INSERT(b, 2, 1, 'xy') AS r FROM t",

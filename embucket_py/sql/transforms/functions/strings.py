@@ -11,6 +11,11 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.context import SqlContext, active
+from embucket_py.sql.transforms.functions.column_kinds import stored_kind
+
+# CTEs and VALUES tell a column's kind even when no statement context is active.
+_NO_CONTEXT = SqlContext(None, None)
 
 
 def call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -51,21 +56,44 @@ def _case(*whens: tuple[exp.Expression, exp.Expression], default: exp.Expression
     return case.else_(default) if default is not None else case
 
 
+def _is_binary(node: exp.Expression) -> bool:
+    """A BINARY value the SQL shows: X'..', TO_BINARY, a cast to BINARY, a stored BINARY column."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.HexString | exp.ToBinary):
+        return True
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(exp.DType.BINARY, exp.DType.VARBINARY)
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() == "decode"  # TO_BINARY(.., 'HEX' | 'BASE64') rewritten
+    return isinstance(node, exp.Column) and stored_kind(node, active() or _NO_CONTEXT) == "BINARY"
+
+
 def _substring(node: exp.Substring) -> exp.Expression:
-    """Snowflake: start 0 is 1, a negative start counts from the end, a negative length is ''."""
+    """Snowflake: start 0 is 1, a negative start counts from the end, a negative length is ''.
+    On BINARY it counts bytes: the substring is cut from the bytes' hex digits, two per byte."""
     text, start, length = node.this, node.args.get("start"), node.args.get("length")
+    if start is None:
+        return node
+    binary = _is_binary(text)
+    units = call("encode", text, exp.Literal.string("hex")) if binary else text
+
+    def scaled(n: exp.Expression) -> exp.Expression:
+        return exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)) if binary else n
+
+    def first(n: exp.Expression) -> exp.Expression:  # the first unit of the n-th character or byte
+        return exp.Sub(this=scaled(n), expression=exp.Literal.number(1)) if binary else n
+
     value = int_literal(start)
     if value is not None and value > 0:
-        new_start: exp.Expression = start
+        new_start = first(start)
     elif value == 0:
         new_start = exp.Literal.number(1)
-    elif start is None:
-        return node
     else:
-        size = call("length", text.copy())
-        from_end = exp.Add(this=size, expression=exp.paren(start.copy()))
+        size = call("length", units.copy())
+        from_end = exp.Add(this=size, expression=exp.paren(scaled(start.copy())))
         new_start = _case(
-            (exp.GT(this=start.copy(), expression=exp.Literal.number(0)), start.copy()),
+            (exp.GT(this=start.copy(), expression=exp.Literal.number(0)), first(start.copy())),
             (exp.EQ(this=start.copy(), expression=exp.Literal.number(0)), exp.Literal.number(1)),
             (
                 exp.GTE(this=from_end, expression=exp.Literal.number(0)),
@@ -77,14 +105,20 @@ def _substring(node: exp.Substring) -> exp.Expression:
                 exp.Add(this=size.copy(), expression=exp.Literal.number(2)),
             ),
         )
-    new_length = length
-    if length is not None and (int_literal(length) is None or (int_literal(length) or 0) < 0):
-        # Not greatest(): it skips NULLs, and a NULL length must give NULL.
-        new_length = _case(
-            (exp.LT(this=length.copy(), expression=exp.Literal.number(0)), exp.Literal.number(0)),
-            default=length.copy(),
-        )
-    return call("substr", text, new_start, *([new_length] if new_length is not None else []))
+    lengths: list[exp.Expression] = []
+    if length is not None:
+        literal = int_literal(length)
+        if literal is not None and literal >= 0:
+            lengths = [scaled(length)]
+        else:  # not greatest(): it skips NULLs, and a NULL length must give NULL
+            lengths = [
+                _case(
+                    (exp.LT(this=length.copy(), expression=exp.Literal.number(0)), exp.Literal.number(0)),
+                    default=scaled(length.copy()),
+                )
+            ]
+    cut = call("substr", units, new_start, *lengths)
+    return call("decode", cut, exp.Literal.string("hex")) if binary else cut
 
 
 def _split_part(node: exp.SplitPart) -> exp.Expression:
