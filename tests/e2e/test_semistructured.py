@@ -114,3 +114,17 @@ def test_a_double_stays_a_double_inside_a_variant(cur: Any) -> None:
     contains, distinct = cur.fetchone()
     assert contains is True
     assert len(json.loads(distinct)) == 1
+
+
+def test_binary_inside_a_variant_is_its_hex_digits(cur: Any) -> None:
+    """AS_BINARY's documented example; bytes that are not UTF-8 once failed in the coercion."""
+    cur.execute(
+        "WITH as_binary_example AS (SELECT TO_VARIANT(TO_BINARY('F0A5')) AS binary1) "
+        "SELECT AS_BINARY(binary1), binary1 FROM as_binary_example"
+    )
+    assert cur.fetchone() == (b"\xf0\xa5", '"F0A5"')
+    cur.execute("CREATE TABLE raw_bytes (v BINARY)")
+    cur.execute("INSERT INTO raw_bytes SELECT X'FFFE'")
+    cur.execute("SELECT ARRAY_CONSTRUCT(v, 1), OBJECT_CONSTRUCT('b', v) FROM raw_bytes")
+    array, obj = cur.fetchone()
+    assert (json.loads(array), json.loads(obj)) == (["FFFE", 1], {"b": "FFFE"})

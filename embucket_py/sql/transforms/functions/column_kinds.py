@@ -12,7 +12,7 @@ from enum import Enum
 
 from sqlglot import exp
 
-from embucket_py.sql.context import SqlContext
+from embucket_py.sql.context import SqlContext, active
 from embucket_py.sql.names import normalize, qualify, table_parts
 from embucket_py.sql.transforms.source_columns import SourceColumns
 
@@ -196,6 +196,28 @@ def stored_kind(node: exp.Expression, ctx: SqlContext | None, depth: int = 0) ->
     if len(sources) != 1:
         return None
     return _kind_in_source(sources[0], normalize(node.this), None, ctx, depth)
+
+
+# CTEs and VALUES tell a column's kind even when no statement context is active.
+_NO_CONTEXT = SqlContext(None, None)
+
+
+def kind_here(node: exp.Expression) -> str | None:
+    """`stored_kind` in the statement being translated."""
+    return stored_kind(node, active() or _NO_CONTEXT)
+
+
+def is_binary(node: exp.Expression) -> bool:
+    """A BINARY value the SQL shows: X'..', TO_BINARY, a cast to BINARY, a stored BINARY column."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.HexString | exp.ToBinary):
+        return True
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(exp.DType.BINARY, exp.DType.VARBINARY)
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() == "decode"  # TO_BINARY(.., 'HEX' | 'BASE64') rewritten
+    return kind_here(node) == "BINARY"
 
 
 def _kind_in_source(

@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import active
-from embucket_py.sql.transforms.functions.column_kinds import may_be_semi_structured
+from embucket_py.sql.transforms.functions.column_kinds import is_binary, may_be_semi_structured
 
 # UDFs whose result is a VARIANT, OBJECT or ARRAY (JSON text tagged with its type).
 VARIANT_UDFS = frozenset(
@@ -88,15 +88,22 @@ def type_of(node: exp.Expression) -> exp.Expression:
     return call("concat", call("arrow_typeof", node.copy()), lit("|"), tag)
 
 
+def _argument(node: exp.Expression) -> exp.Expression:
+    """A value as the Utf8 argument of a semi-structured UDF. BINARY becomes its upper-case hex
+    digits (as a VARIANT shows it), which plain coercion to Utf8 is not: it fails on bytes that
+    are not UTF-8."""
+    return call("upper", call("encode", node, lit("hex"))) if is_binary(node) else node
+
+
 def variant(node: exp.Expression) -> exp.Expression:
     """Any value as a VARIANT (JSON text)."""
     if is_variant(node):
         return node
-    return call("sf_to_variant", node, type_of(node))
+    return call("sf_to_variant", _argument(node), type_of(node))
 
 
 def typed(name: str, node: exp.Expression) -> exp.Anonymous:
-    return call(name, node, type_of(node))
+    return call(name, _argument(node), type_of(node))
 
 
 def text(node: exp.Expression) -> exp.Expression:

@@ -11,11 +11,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
-from embucket_py.sql.context import SqlContext, active
-from embucket_py.sql.transforms.functions.column_kinds import stored_kind
-
-# CTEs and VALUES tell a column's kind even when no statement context is active.
-_NO_CONTEXT = SqlContext(None, None)
+from embucket_py.sql.transforms.functions.column_kinds import is_binary
 
 
 def call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -56,26 +52,13 @@ def _case(*whens: tuple[exp.Expression, exp.Expression], default: exp.Expression
     return case.else_(default) if default is not None else case
 
 
-def _is_binary(node: exp.Expression) -> bool:
-    """A BINARY value the SQL shows: X'..', TO_BINARY, a cast to BINARY, a stored BINARY column."""
-    while isinstance(node, exp.Paren):
-        node = node.this
-    if isinstance(node, exp.HexString | exp.ToBinary):
-        return True
-    if isinstance(node, exp.Cast):
-        return node.to.is_type(exp.DType.BINARY, exp.DType.VARBINARY)
-    if isinstance(node, exp.Anonymous):
-        return node.name.lower() == "decode"  # TO_BINARY(.., 'HEX' | 'BASE64') rewritten
-    return isinstance(node, exp.Column) and stored_kind(node, active() or _NO_CONTEXT) == "BINARY"
-
-
 def _substring(node: exp.Substring) -> exp.Expression:
     """Snowflake: start 0 is 1, a negative start counts from the end, a negative length is ''.
     On BINARY it counts bytes: the substring is cut from the bytes' hex digits, two per byte."""
     text, start, length = node.this, node.args.get("start"), node.args.get("length")
     if start is None:
         return node
-    binary = _is_binary(text)
+    binary = is_binary(text)
     units = call("encode", text, exp.Literal.string("hex")) if binary else text
 
     def scaled(n: exp.Expression) -> exp.Expression:

@@ -12,8 +12,7 @@ from sqlglot.dialects.snowflake import Snowflake
 from sqlglot.time import format_time
 
 from embucket_py.errors import Unsupported
-from embucket_py.sql.context import SqlContext, active
-from embucket_py.sql.transforms.functions.column_kinds import stored_kind
+from embucket_py.sql.transforms.functions.column_kinds import kind_here
 
 # Snowflake's date/time part names and abbreviations -> one canonical name.
 _ALIASES = {
@@ -125,10 +124,6 @@ def intdiv(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     return exp.Div(this=paren(int64(a)), expression=paren(int64(b)), typed=True)
 
 
-# CTEs and VALUES tell a column's kind even when no statement context is active.
-_NO_CONTEXT = SqlContext(None, None)
-
-
 def kind_of(node: exp.Expression) -> str | None:
     """A static guess of a temporal expression's kind: date, time, timestamp, timestamptz, string,
     number; None when only the engine knows (a column)."""
@@ -191,7 +186,7 @@ def is_text(node: exp.Expression) -> bool:
     """A string, or a column known to hold text (a stored VARCHAR, a CTE's or VALUES' string)."""
     if kind_of(node) == "string":
         return True
-    return isinstance(node, exp.Column) and stored_kind(node, active() or _NO_CONTEXT) == "TEXT"
+    return isinstance(node, exp.Column) and kind_here(node) == "TEXT"
 
 
 def as_temporal(node: exp.Expression) -> exp.Expression:
