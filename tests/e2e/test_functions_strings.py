@@ -155,3 +155,14 @@ def test_substr_of_binary_counts_bytes(cur: Any) -> None:
     )
     assert [d.type_code for d in cur.description[1:]] == [11] * 6  # BINARY
     assert cur.fetchone() == (True, b"bcd", b"\x03\x04\xff", b"\x04\xff", b"\x01", b"", b"")
+
+
+def test_lpad_and_rpad_of_binary_count_bytes(cur: Any) -> None:
+    """LPAD's documented BINARY example: the padded column comes from a CTE."""
+    cur.execute(
+        "WITH raw_strings(v) AS (SELECT * FROM VALUES ('Hi'), ('Twelve Dollars')), "
+        "padding_example AS (SELECT v, TO_BINARY(HEX_ENCODE(v), 'HEX') AS b FROM raw_strings) "
+        "SELECT LPAD(b, 10, TO_BINARY(HEX_ENCODE(' '))), RPAD(b, 10, TO_BINARY(HEX_ENCODE('$'))) "
+        "FROM padding_example ORDER BY b"
+    )
+    assert cur.fetchall() == [(b"        Hi", b"Hi$$$$$$$$"), (b"Twelve Dol", b"Twelve Dol")]

@@ -294,4 +294,6 @@ def _kind_of_value(node: exp.Expression, ctx: SqlContext, depth: int) -> str | N
         return "TEXT" if node.is_string else "FIXED"
     if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES):
         return "TEXT"
+    if not isinstance(node, exp.Column) and is_binary(node):
+        return "BINARY"
     return None

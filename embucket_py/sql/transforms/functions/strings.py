@@ -104,6 +104,20 @@ def _substring(node: exp.Substring) -> exp.Expression:
     return call("decode", cut, exp.Literal.string("hex")) if binary else cut
 
 
+def _binary_pad(node: exp.Pad) -> exp.Expression:
+    """LPAD / RPAD of BINARY pads (or cuts) to a length in bytes: two hex digits per byte."""
+    fill = node.args.get("fill_pattern")
+    if fill is None:
+        raise Unsupported("LPAD / RPAD of BINARY without a padding value")
+    hex_digits = [
+        call("encode", node.this, exp.Literal.string("hex")),
+        exp.Mul(this=exp.paren(node.expression), expression=exp.Literal.number(2)),
+        call("encode", fill, exp.Literal.string("hex")),
+    ]
+    padded = call("lpad" if node.args.get("is_left") else "rpad", *hex_digits)
+    return call("decode", padded, exp.Literal.string("hex"))
+
+
 def _split_part(node: exp.SplitPart) -> exp.Expression:
     """Part 0 is part 1 in Snowflake; DataFusion rejects 0."""
     part = node.args["part_index"]
@@ -172,6 +186,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return node.this
     if isinstance(node, exp.Substring):
         return _substring(node)
+    if isinstance(node, exp.Pad) and is_binary(node.this):
+        return _binary_pad(node)
     if isinstance(node, exp.SplitPart):
         return _split_part(node)
     if isinstance(node, exp.Split):
