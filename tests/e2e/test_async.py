@@ -33,6 +33,17 @@ def wait_done(conn: SnowflakeConnection, query_id: str, limit: float = 60) -> Qu
     return status
 
 
+def wait_started(conn: SnowflakeConnection, query_id: str, limit: float = 30) -> QueryStatus:
+    """The status once the statement has left the queue: on a loaded machine the worker may take
+    a moment to pick an async statement up (the limit only guards against hangs)."""
+    deadline = time.monotonic() + limit
+    status = conn.get_query_status(query_id)
+    while status == QueryStatus.QUEUED and time.monotonic() < deadline:
+        time.sleep(0.02)
+        status = conn.get_query_status(query_id)
+    return status
+
+
 @pytest.fixture(scope="module")
 def polling_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """Never waits for a statement: a query-request whose statement is not done at once answers
@@ -96,7 +107,7 @@ def test_abort_running_query(server: Server, conn: SnowflakeConnection, cur: Sno
     cur.execute_async(ENDLESS)
     query_id = cur.sfqid
     try:
-        assert conn.get_query_status(query_id) == QueryStatus.RUNNING
+        assert wait_started(conn, query_id) == QueryStatus.RUNNING
         # The server keeps serving other sessions while the statement runs.
         with server.connect() as second:
             assert second.cursor().execute("select 1").fetchall() == [(1,)]
