@@ -126,6 +126,15 @@ class NullInNotNullColumn(SnowflakeError):
     sqlstate = "22000"
 
 
+class DuplicateRowInDml(SnowflakeError):
+    """A target row several source rows join, in a session that asks for the error.
+    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-merge
+    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-update"""
+
+    code = 100090
+    sqlstate = "42P18"
+
+
 class ExecutionError(SnowflakeError):
     """A failure while running a statement that has no more specific Snowflake code."""
 

@@ -31,21 +31,12 @@ from embucket_py.engine.context import for_recursion, new_context, register_arro
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
-from embucket_py.errors import NullInNotNullColumn, SnowflakeError, Unsupported
+from embucket_py.errors import DuplicateRowInDml, NullInNotNullColumn, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
 from embucket_py.sql.context import SqlContext, is_on
 from embucket_py.sql.dml import default_value, is_default_keyword
 
 log = logging.getLogger(__name__)
-
-
-class DuplicateRowInDml(SnowflakeError):
-    """A target row several source rows join, in a session that asks for the error.
-    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-merge
-    https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-update"""
-
-    code = 100090
-    sqlstate = "42P18"
 
 
 def _run(

@@ -52,6 +52,20 @@ def _case(*whens: tuple[exp.Expression, exp.Expression], default: exp.Expression
     return case.else_(default) if default is not None else case
 
 
+# BINARY as hex digits and back (BINARY is cut and padded as its digits, two per byte: DataFusion's
+# substr and lpad take text only).
+def _hex_digits(value: exp.Expression) -> exp.Expression:
+    return call("encode", value, exp.Literal.string("hex"))
+
+
+def _from_hex(digits: exp.Expression) -> exp.Expression:
+    return call("decode", digits, exp.Literal.string("hex"))
+
+
+def _twice(n: exp.Expression) -> exp.Expression:
+    return exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2))
+
+
 def _substring(node: exp.Substring) -> exp.Expression:
     """Snowflake: start 0 is 1, a negative start counts from the end, a negative length is ''.
     On BINARY it counts bytes: the substring is cut from the bytes' hex digits, two per byte."""
@@ -59,10 +73,10 @@ def _substring(node: exp.Substring) -> exp.Expression:
     if start is None:
         return node
     binary = is_binary(text)
-    units = call("encode", text, exp.Literal.string("hex")) if binary else text
+    units = _hex_digits(text) if binary else text
 
     def scaled(n: exp.Expression) -> exp.Expression:
-        return exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)) if binary else n
+        return _twice(n) if binary else n
 
     def first(n: exp.Expression) -> exp.Expression:  # the first unit of the n-th character or byte
         return exp.Sub(this=scaled(n), expression=exp.Literal.number(1)) if binary else n
@@ -101,7 +115,7 @@ def _substring(node: exp.Substring) -> exp.Expression:
                 )
             ]
     cut = call("substr", units, new_start, *lengths)
-    return call("decode", cut, exp.Literal.string("hex")) if binary else cut
+    return _from_hex(cut) if binary else cut
 
 
 def _binary_pad(node: exp.Pad) -> exp.Expression:
@@ -109,13 +123,8 @@ def _binary_pad(node: exp.Pad) -> exp.Expression:
     fill = node.args.get("fill_pattern")
     if fill is None:
         raise Unsupported("LPAD / RPAD of BINARY without a padding value")
-    hex_digits = [
-        call("encode", node.this, exp.Literal.string("hex")),
-        exp.Mul(this=exp.paren(node.expression), expression=exp.Literal.number(2)),
-        call("encode", fill, exp.Literal.string("hex")),
-    ]
-    padded = call("lpad" if node.args.get("is_left") else "rpad", *hex_digits)
-    return call("decode", padded, exp.Literal.string("hex"))
+    pad = "lpad" if node.args.get("is_left") else "rpad"
+    return _from_hex(call(pad, _hex_digits(node.this), _twice(node.expression), _hex_digits(fill)))
 
 
 def _split_part(node: exp.SplitPart) -> exp.Expression:
@@ -282,10 +291,10 @@ def _encoding(node: exp.Expression) -> exp.Expression:
         size = exp.Add(this=length.copy(), expression=short)
         return _base64_alphabet(node, call("rpad", raw, size, exp.Literal.string("=")), decode=False)
     if isinstance(node, exp.Hex):
-        hexed = call("encode", text, exp.Literal.string("hex"))
+        hexed = _hex_digits(text)
         return hexed if int_literal(node.args.get("case")) == 0 else call("upper", hexed)
     if isinstance(node, exp.Unhex | exp.HexDecodeString | exp.TryHexDecodeString | exp.TryHexDecodeBinary):
-        decoded: exp.Expression = call("decode", text.copy(), exp.Literal.string("hex"))
+        decoded: exp.Expression = _from_hex(text.copy())
         if isinstance(node, exp.TryHexDecodeString | exp.TryHexDecodeBinary):
             ok = call("regexp_like", text.copy(), exp.Literal.string(_HEX))
             decoded = _case((ok, decoded))
