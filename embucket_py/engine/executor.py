@@ -34,6 +34,8 @@ from embucket_py.engine import (
     history,
     keys,
     metadata,
+    procedures,
+    scripting,
     stage_statements,
     staged_query,
     stages,
@@ -52,6 +54,8 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import access as sql_access
 from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
+from embucket_py.sql import procedures as procedures_sql
+from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
@@ -227,6 +231,8 @@ class Engine:
             tree = binding.without_placeholders(tree)
         elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
+        if (scripted := self._scripting(session, tables, tree, cancel, describe_only)) is not None:
+            return scripted
         if (catalog_statement := catalog_statements.statement_of(tree)) is not None:
             if not isinstance(catalog_statement, catalog_statements.CreateBoundDatabase):
                 access.require_role(self.metastore.grants, session)  # volumes, integrations
@@ -323,6 +329,37 @@ class Engine:
                 grants.set_default_role(user_statement.user, user_statement.default_role)
             return status(message)
         raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
+
+    def _scripting(
+        self,
+        session: Session,
+        tables: Tables,
+        tree: exp.Expression,
+        cancel: threading.Event | None,
+        describe_only: bool,
+    ) -> QueryResult | None:
+        """Anonymous blocks, EXECUTE IMMEDIATE and stored procedures; None for other statements.
+        A describeOnly request runs none of them (a block's statements have side effects)."""
+        kind = str(tree.args.get("kind") or "").upper()
+        script_text = scripting_sql.script_text(tree)
+        call_text = procedures_sql.call_text(tree)
+        procedure_text = procedures_sql.procedure_text(tree)
+        procedure_ddl = kind == "PROCEDURE" and isinstance(tree, exp.Drop | exp.Describe)
+        if not (script_text or call_text or procedure_text or procedure_ddl):
+            return None
+        if describe_only:
+            return scripting.described()
+        if script_text is not None:
+            return scripting.run_text(self, session, script_text, cancel)
+        if call_text is not None:
+            return procedures.call(self, tables, session, call_text, cancel)
+        if isinstance(tree, exp.Describe):
+            return procedures.describe(tables, session, tree)
+        transactions.commit_open(tables, session)  # DDL commits an open transaction
+        if procedure_text is not None:
+            return procedures.create(tables, session, procedures_sql.create_procedure_def(procedure_text))
+        assert isinstance(tree, exp.Drop)
+        return procedures.drop(tables, session, tree)
 
     def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:
         """SHOW ... and DESCRIBE ..."""

@@ -16,7 +16,8 @@ from embucket_py.errors import (
     Unsupported,
 )
 
-_NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.? Valid")
+# "No field named x. Valid fields are ...", or without the list when nothing is in scope (no FROM).
+_NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.?(?= Valid|\s|$)")
 # A Python UDF that raised: DataFusion wraps it as `PyErr { type: <class ...>, value: ... }`.
 _UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\((['\"])(.*?)\2\)", re.S)
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")

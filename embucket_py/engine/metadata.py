@@ -22,7 +22,7 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import access, keys, variables
+from embucket_py.engine import access, keys, procedures, variables
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
@@ -31,6 +31,7 @@ from embucket_py.engine.metadata_columns import (
     OBJECTS,
     OWNER,
     PARAMETERS,
+    PROCEDURES,
     RETENTION_TIME,
     SCHEMAS,
     TABLES,
@@ -128,6 +129,9 @@ def show(
             _visible(tables, session, list(_column_rows(tables, d, ctx)), "TABLE"), d, "column_name"
         )
         return _result(COLUMNS, rows, StatementType.SHOW)
+    if d.kind == "PROCEDURES":
+        rows = _filtered(list(procedures.show_rows(tables, _schemas_in_scope(tables, d))), d)
+        return _result(PROCEDURES, rows, StatementType.SHOW)
     if d.kind == "VIEWS":
         rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)

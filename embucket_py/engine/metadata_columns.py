@@ -209,3 +209,23 @@ VARIABLES: Columns = [
     ("type", TEXT),
     ("comment", TEXT),
 ]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-procedures#output
+PROCEDURES: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("schema_name", TEXT),
+    ("is_builtin", TEXT),
+    ("is_aggregate", TEXT),
+    ("is_ansi", TEXT),
+    ("min_num_arguments", NUMBER),
+    ("max_num_arguments", NUMBER),
+    ("arguments", TEXT),
+    ("description", TEXT),
+    ("catalog_name", TEXT),
+    ("is_table_function", TEXT),
+    ("valid_for_clustering", TEXT),
+    ("is_secure", TEXT),
+    ("secrets", TEXT),
+    ("external_access_integrations", TEXT),
+]

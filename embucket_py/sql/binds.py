@@ -118,10 +118,10 @@ def substitute(tree: exp.Expression, binds: list[Bind]) -> exp.Expression:
             raise BindError(f"Bind variable {node.this or '?'} not set.")
         return literal(binds[index])
 
-    return _named_identifiers(tree.transform(replace, copy=True))
+    return named_identifiers(tree.transform(replace, copy=True))
 
 
-def _named_identifiers(tree: exp.Expression) -> exp.Expression:
+def named_identifiers(tree: exp.Expression) -> exp.Expression:
     """`IDENTIFIER(?)` with its name bound (write_pandas does this) is that name, parsed."""
 
     def replace(node: exp.Expression) -> exp.Expression:

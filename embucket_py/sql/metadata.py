@@ -18,7 +18,17 @@ from embucket_py.sql.names import normalize, qualify, table_parts
 
 # What each SHOW lists; the commands' own pages define the output columns.
 # https://docs.snowflake.com/en/sql-reference/sql/show
-SHOW_KINDS = ("DATABASES", "SCHEMAS", "TABLES", "COLUMNS", "OBJECTS", "VIEWS", "PARAMETERS", "VARIABLES")
+SHOW_KINDS = (
+    "DATABASES",
+    "SCHEMAS",
+    "TABLES",
+    "COLUMNS",
+    "OBJECTS",
+    "VIEWS",
+    "PARAMETERS",
+    "VARIABLES",
+    "PROCEDURES",
+)
 # Declared constraints: https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
 KEY_KINDS = ("PRIMARY KEYS", "UNIQUE KEYS", "IMPORTED KEYS")
 

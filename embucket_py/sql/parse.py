@@ -9,8 +9,11 @@ from collections import OrderedDict
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from embucket_py.errors import SyntaxError_
+from embucket_py.sql.procedures import procedure_end, starts_procedure
+from embucket_py.sql.scripting import Parser
 from embucket_py.sql.stages import put_placeholder, quote_local_paths
 
 # Parsed texts remembered (each caller gets its own copy of the trees); longer texts (bulk
@@ -44,6 +47,63 @@ def parse(text: str) -> list[exp.Expression]:
 
 
 def _parse(text: str) -> list[exp.Expression]:
+    if _SCRIPTING.search(text) and (pieces := _scripting_pieces(text)) is not None:
+        statements = []
+        for kind, piece in pieces:
+            if kind is None:
+                statements += _parse_sql(piece)
+            else:  # kept as written: run from its text (sqlglot has no grammar for it)
+                head = kind if piece.upper().startswith(kind) else "BEGIN"
+                rest = exp.Literal.string(piece[len(head) :])
+                statements.append(exp.Command(this=head, expression=rest))
+        return statements
+    return _parse_sql(text)
+
+
+# Anonymous blocks and CREATE PROCEDURE hold `;`s of their own: found first, the rest is sqlglot's.
+_SCRIPTING = re.compile(r"\b(?:DECLARE|BEGIN|PROCEDURE)\b", re.IGNORECASE)
+
+
+def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
+    """The text cut into runs of SQL statements (kind None), blocks (DECLARE) and procedures
+    (CREATE); None when it holds neither of the latter."""
+    try:
+        parser = Parser(text)
+    except SyntaxError_:
+        return None
+    pieces: list[tuple[str | None, str]] = []
+    done, at_start, found = 0, True, False
+    while (token := parser.peek()) is not None:
+        if at_start and parser.at_block():
+            kind = "DECLARE"
+            parser.block()
+        elif at_start and starts_procedure(parser):
+            kind = "CREATE"
+            procedure_end(parser)
+        else:
+            at_start = token.token_type == TokenType.SEMICOLON
+            parser.i += 1
+            continue
+        found = True
+        if _has_statement(text[done : token.start]):
+            pieces.append((None, text[done : token.start]))
+        done = parser.tokens[parser.i - 1].end + 1
+        pieces.append((kind, text[token.start : done]))
+    if not found:
+        return None
+    if _has_statement(text[done:]):
+        pieces.append((None, text[done:]))
+    return pieces
+
+
+def _has_statement(text: str) -> bool:
+    try:
+        return any(t.token_type != TokenType.SEMICOLON for t in Parser(text).tokens)
+    except SyntaxError_:
+        return True
+
+
+def _parse_sql(text: str) -> list[exp.Expression]:
     text = quote_local_paths(text)
     try:
         trees = sqlglot.parse(text, read="snowflake")
