@@ -63,6 +63,18 @@ class Unsupported(SqlCompilationError):
     sqlstate = "0A000"
 
 
+class UnknownProcedure(SqlCompilationError):
+    code = 2141
+    sqlstate = "42601"
+
+
+class InvalidArgumentTypes(SqlCompilationError):
+    """A user-defined function called with arguments none of its signatures takes."""
+
+    code = 1044
+    sqlstate = "42P13"
+
+
 class StatementCountMismatch(SnowflakeError):
     code = 8
     sqlstate = "0A000"

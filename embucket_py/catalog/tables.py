@@ -30,8 +30,8 @@ from sqlalchemy.orm import Session as OrmSession
 from embucket_py import naming
 from embucket_py.catalog import dropped, loading
 from embucket_py.catalog.metastore import Metastore
-from embucket_py.catalog.procedures import Procedures
 from embucket_py.catalog.retention import retention_of
+from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.views import Views
 from embucket_py.errors import (
@@ -140,7 +140,7 @@ class Tables:
     def __init__(self, metastore: Metastore) -> None:
         self.metastore = metastore
         self.views = Views(metastore)
-        self.procedures = Procedures(metastore)
+        self.routines = Routines(metastore)
 
     def load(self, ref: TableName) -> Table:
         # A database this process has used is read straight away; its database and schema are

@@ -34,7 +34,7 @@ from embucket_py.engine import (
     history,
     keys,
     metadata,
-    procedures,
+    routines,
     scripting,
     stage_statements,
     staged_query,
@@ -54,7 +54,7 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import access as sql_access
 from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
-from embucket_py.sql import procedures as procedures_sql
+from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql.alter import alter_def
 from embucket_py.sql.clustering import clustering_def
@@ -338,28 +338,29 @@ class Engine:
         cancel: threading.Event | None,
         describe_only: bool,
     ) -> QueryResult | None:
-        """Anonymous blocks, EXECUTE IMMEDIATE and stored procedures; None for other statements.
-        A describeOnly request runs none of them (a block's statements have side effects)."""
+        """Anonymous blocks, EXECUTE IMMEDIATE, stored procedures and user-defined functions'
+        DDL; None for other statements. A describeOnly request runs none of them (a block's
+        statements have side effects)."""
         kind = str(tree.args.get("kind") or "").upper()
         script_text = scripting_sql.script_text(tree)
-        call_text = procedures_sql.call_text(tree)
-        procedure_text = procedures_sql.procedure_text(tree)
-        procedure_ddl = kind == "PROCEDURE" and isinstance(tree, exp.Drop | exp.Describe)
-        if not (script_text or call_text or procedure_text or procedure_ddl):
+        call_text = routines_sql.call_text(tree)
+        routine_text = routines_sql.routine_text(tree)
+        routine_ddl = kind in ("PROCEDURE", "FUNCTION") and isinstance(tree, exp.Drop | exp.Describe)
+        if not (script_text or call_text or routine_text or routine_ddl):
             return None
         if describe_only:
             return scripting.described()
         if script_text is not None:
             return scripting.run_text(self, session, script_text, cancel)
         if call_text is not None:
-            return procedures.call(self, tables, session, call_text, cancel)
+            return routines.call(self, tables, session, call_text, cancel)
         if isinstance(tree, exp.Describe):
-            return procedures.describe(tables, session, tree)
+            return routines.describe(tables, session, tree)
         transactions.commit_open(tables, session)  # DDL commits an open transaction
-        if procedure_text is not None:
-            return procedures.create(tables, session, procedures_sql.create_procedure_def(procedure_text))
+        if routine_text is not None:
+            return routines.create(tables, session, routines_sql.create_routine_def(routine_text))
         assert isinstance(tree, exp.Drop)
-        return procedures.drop(tables, session, tree)
+        return routines.drop(tables, session, tree)
 
     def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:
         """SHOW ... and DESCRIBE ..."""

@@ -22,12 +22,13 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import access, keys, procedures, variables
+from embucket_py.engine import access, keys, routines, variables
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
     DESCRIBE_CONTAINER,
     DESCRIBE_TABLE,
+    FUNCTIONS,
     OBJECTS,
     OWNER,
     PARAMETERS,
@@ -129,9 +130,10 @@ def show(
             _visible(tables, session, list(_column_rows(tables, d, ctx)), "TABLE"), d, "column_name"
         )
         return _result(COLUMNS, rows, StatementType.SHOW)
-    if d.kind == "PROCEDURES":
-        rows = _filtered(list(procedures.show_rows(tables, _schemas_in_scope(tables, d))), d)
-        return _result(PROCEDURES, rows, StatementType.SHOW)
+    if d.kind in ("PROCEDURES", "FUNCTIONS"):
+        # Only user-defined ones: the built-in functions are not listed.
+        rows = _filtered(list(routines.show_rows(d.kind[:-1], tables, _schemas_in_scope(tables, d))), d)
+        return _result(PROCEDURES if d.kind == "PROCEDURES" else FUNCTIONS, rows, StatementType.SHOW)
     if d.kind == "VIEWS":
         rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)

@@ -229,3 +229,11 @@ PROCEDURES: Columns = [
     ("secrets", TEXT),
     ("external_access_integrations", TEXT),
 ]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-user-functions#output
+FUNCTIONS: Columns = [
+    *PROCEDURES,
+    ("is_external_function", TEXT),
+    ("language", TEXT),
+    ("is_memoizable", TEXT),
+]

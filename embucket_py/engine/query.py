@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import scan
+from embucket_py.engine import scan, user_functions
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -43,9 +43,11 @@ def expand_views(
     ctx: SqlContext,
     depth: int = 0,
     found: dict[tuple[str, ...], View | None] | None = None,
+    functions: user_functions.Lookup | None = None,
 ) -> exp.Expression:
     """Inlines every view the query references (and views those views reference). `found`: the
     lookups made so far (a query naming a table several times asks the metastore once)."""
+    functions = {} if functions is None else functions
     found = {} if found is None else found
     for table, parts in views.references(tree, ctx):
         view = _view(tables, parts, found)
@@ -54,7 +56,10 @@ def expand_views(
         if depth >= MAX_VIEW_DEPTH:
             raise SqlCompilationError(f"View '{parts[2]}' references itself (or nests too deeply).")
         subquery = views.inline(table, view.query, parts[0], parts[1])
-        expand_views(tables, subquery.this, SqlContext(parts[0], parts[1], ctx.values), depth + 1, found)
+        # The view's own calls of user functions resolve in the view's schema.
+        user_functions.expand(tables, subquery.this, parts[0], parts[1], functions)
+        view_ctx = SqlContext(parts[0], parts[1], ctx.values)
+        expand_views(tables, subquery.this, view_ctx, depth + 1, found, functions)
     return tree
 
 
@@ -71,9 +76,13 @@ def translate(
     """Views inlined, then Snowflake -> DataFusion SQL. The parsed tree may be shared (parse
     cache): it is copied (~5 ms for a TPC-H query) only when a step here changes it."""
     found: dict[tuple[str, ...], View | None] = {}
+    functions: user_functions.Lookup = {}
     has_views = any(_view(tables, parts, found) for _, parts in views.references(tree, ctx))
-    if has_views or has_system_functions(tree) or has_pivots(tree):
-        tree = expand_views(tables, tree.copy(), ctx, found=found)
+    calls_functions = user_functions.calls_any(tables, tree, ctx.database, ctx.schema, functions)
+    if has_views or calls_functions or has_system_functions(tree) or has_pivots(tree):
+        tree = tree.copy()
+        user_functions.expand(tables, tree, ctx.database, ctx.schema, functions)
+        tree = expand_views(tables, tree, ctx, found=found, functions=functions)
         tree = system_functions(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))

@@ -28,7 +28,7 @@ from embucket_py.errors import BindError, QueryCanceled, SnowflakeError, SqlComp
 from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql import scripting as script
-from embucket_py.sql.procedures import call_def
+from embucket_py.sql.routines import call_def
 from embucket_py.types import NUMBER_38_0, SfType, arrow_field, parse_sql_type
 
 T = TypeVar("T")

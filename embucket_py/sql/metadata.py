@@ -15,6 +15,7 @@ from sqlglot.tokens import Tokenizer, TokenType
 from embucket_py.errors import SqlCompilationError, SyntaxError_, Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.parse import parse
 
 # What each SHOW lists; the commands' own pages define the output columns.
 # https://docs.snowflake.com/en/sql-reference/sql/show
@@ -28,6 +29,7 @@ SHOW_KINDS = (
     "PARAMETERS",
     "VARIABLES",
     "PROCEDURES",
+    "FUNCTIONS",
 )
 # Declared constraints: https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
 KEY_KINDS = ("PRIMARY KEYS", "UNIQUE KEYS", "IMPORTED KEYS")
@@ -106,7 +108,12 @@ def show_def(tree: exp.Expression, ctx: SqlContext) -> ShowDef:
         SqlCompilationError: a scope needing a current database or schema the session lacks.
     """
     if isinstance(tree, exp.Command):
-        return _show_command(str(tree.expression or ""))
+        rest = tree.expression
+        text = (rest.name if isinstance(rest, exp.Expression) else str(rest or "")).strip()
+        if text.upper().startswith("USER FUNCTIONS"):  # the user's functions, as SHOW FUNCTIONS
+            (tree,) = parse(f"SHOW {text[len('USER') :]}")
+        else:
+            return _show_command(text)
     assert isinstance(tree, exp.Show)
     kind = tree.name.upper()
     if kind not in SHOW_KINDS and kind not in KEY_KINDS:

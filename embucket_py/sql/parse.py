@@ -12,7 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from embucket_py.errors import SyntaxError_
-from embucket_py.sql.procedures import procedure_end, starts_procedure
+from embucket_py.sql.routines import routine_end, starts_routine
 from embucket_py.sql.scripting import Parser
 from embucket_py.sql.stages import put_placeholder, quote_local_paths
 
@@ -60,13 +60,14 @@ def _parse(text: str) -> list[exp.Expression]:
     return _parse_sql(text)
 
 
-# Anonymous blocks and CREATE PROCEDURE hold `;`s of their own: found first, the rest is sqlglot's.
-_SCRIPTING = re.compile(r"\b(?:DECLARE|BEGIN|PROCEDURE)\b", re.IGNORECASE)
+# Anonymous blocks and CREATE PROCEDURE hold `;`s of their own, and sqlglot reads only some of
+# CREATE PROCEDURE's and CREATE FUNCTION's clauses: found first, the rest is sqlglot's.
+_SCRIPTING = re.compile(r"\b(?:DECLARE|BEGIN|PROCEDURE|FUNCTION)\b", re.IGNORECASE)
 
 
 def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
-    """The text cut into runs of SQL statements (kind None), blocks (DECLARE) and procedures
-    (CREATE); None when it holds neither of the latter."""
+    """The text cut into runs of SQL statements (kind None), blocks (DECLARE) and procedures or
+    functions (CREATE); None when it holds neither of the latter."""
     try:
         parser = Parser(text)
     except SyntaxError_:
@@ -77,9 +78,9 @@ def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
         if at_start and parser.at_block():
             kind = "DECLARE"
             parser.block()
-        elif at_start and starts_procedure(parser):
+        elif at_start and starts_routine(parser):
             kind = "CREATE"
-            procedure_end(parser)
+            routine_end(parser)
         else:
             at_start = token.token_type == TokenType.SEMICOLON
             parser.i += 1

@@ -91,7 +91,9 @@ def test_show_of_unknown_objects_is_unsupported() -> None:
     with pytest.raises(Unsupported):
         show("SHOW WAREHOUSES")
     with pytest.raises(Unsupported):
-        show("SHOW USER FUNCTIONS")
+        show("SHOW TASKS")
+    assert show("SHOW USER FUNCTIONS LIKE 'A%'") == show("SHOW FUNCTIONS LIKE 'A%'")
+    assert show("SHOW USER FUNCTIONS").kind == "FUNCTIONS"
 
 
 def test_show_in_schema_needs_a_current_database() -> None:

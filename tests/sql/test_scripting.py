@@ -9,7 +9,7 @@ from sqlglot import exp
 from embucket_py.errors import SyntaxError_
 from embucket_py.sql import scripting as s
 from embucket_py.sql.parse import parse
-from embucket_py.sql.procedures import call_def, create_procedure_def, procedure_text
+from embucket_py.sql.routines import call_def, create_routine_def, routine_text
 
 
 def test_a_block_with_declarations_loops_and_a_handler() -> None:
@@ -124,15 +124,14 @@ def test_a_request_is_cut_around_blocks_and_procedures() -> None:
     assert [type(t).__name__ for t in statements] == ["Select", "Command", "Transaction", "Command", "Commit"]
     assert s.script_text(statements[1]) == "DECLARE x INT := 5; BEGIN RETURN x; END;"
     assert (
-        procedure_text(statements[3])
-        == "CREATE PROCEDURE p() RETURNS INT LANGUAGE SQL AS BEGIN RETURN 1; END;"
+        routine_text(statements[3]) == "CREATE PROCEDURE p() RETURNS INT LANGUAGE SQL AS BEGIN RETURN 1; END;"
     )
     # Without a block or a procedure, sqlglot parses the text as before.
     assert isinstance(parse("BEGIN; SELECT 1")[0], exp.Transaction)
 
 
 def test_create_procedure_keeps_every_clause() -> None:
-    d = create_procedure_def(
+    d = create_routine_def(
         "CREATE OR REPLACE PROCEDURE db.s.area(r FLOAT, label VARCHAR DEFAULT 'area')\n"
         "RETURNS NUMBER(10, 2) NOT NULL LANGUAGE SQL COMMENT = 'circle' EXECUTE AS CALLER\n"
         "AS $$ BEGIN RETURN PI() * r * r; END $$"
@@ -144,7 +143,7 @@ def test_create_procedure_keeps_every_clause() -> None:
     ]
     assert (d.returns, d.language, d.comment) == ("NUMBER(10, 2)", "SQL", "circle")
     assert d.body == " BEGIN RETURN PI() * r * r; END "
-    table = create_procedure_def(
+    table = create_routine_def(
         "CREATE PROCEDURE IF NOT EXISTS t() RETURNS TABLE (a INT) AS 'BEGIN RETURN 1; END'"
     )
     assert table.returns_table and table.returns == "TABLE (a INT)" and table.if_not_exists
@@ -154,3 +153,22 @@ def test_call_arguments_positional_and_named() -> None:
     d = call_def("CALL s.p(1 + 2, 'a, b', x => (SELECT 1))")
     assert (d.parts, d.arguments, d.named) == (("S", "P"), ("1 + 2", "'a, b'"), (("X", "(SELECT 1)"),))
     assert call_def("call p()").arguments == ()
+
+
+def test_create_function_keeps_its_body_and_options() -> None:
+    d = create_routine_def(
+        "CREATE OR REPLACE SECURE FUNCTION add1(x NUMBER) RETURNS NUMBER NOT NULL LANGUAGE SQL "
+        "IMMUTABLE MEMOIZABLE COMMENT = 'adds' AS $$ x + 1 $$"
+    )
+    assert (d.kind, d.parts, d.returns, d.comment, d.body) == (
+        "FUNCTION",
+        ("ADD1",),
+        "NUMBER",
+        "adds",
+        " x + 1 ",
+    )
+    # Only a procedure's body may be written without quotes.
+    with pytest.raises(SyntaxError_):
+        create_routine_def("CREATE FUNCTION f() RETURNS INT AS BEGIN RETURN 1; END")
+    (statement,) = parse("CREATE FUNCTION f() RETURNS INT AS '1'")
+    assert routine_text(statement) == "CREATE FUNCTION f() RETURNS INT AS '1'"

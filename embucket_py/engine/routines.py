@@ -1,4 +1,5 @@
-"""Stored procedures written in Snowflake Scripting: CREATE, DROP, SHOW and CALL.
+"""Stored procedures (Snowflake Scripting) and user-defined functions (SQL): CREATE, DROP,
+DESCRIBE, SHOW, and CALL for procedures (functions are inlined where called: user_functions.py).
 
 A CALL binds the arguments as variables of the body's block and runs it with the scripting
 interpreter in the caller's session; the result is one value named after the procedure, or the
@@ -9,28 +10,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlglot import exp
 
-from embucket_py.catalog.procedures import Procedure
+from embucket_py.catalog.routines import PROCEDURE, Routine
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import scripting
+from embucket_py.engine import scripting, user_functions
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
-from embucket_py.errors import SqlCompilationError, Unsupported, object_not_found
+from embucket_py.errors import SqlCompilationError, UnknownProcedure, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import scripting as script
-from embucket_py.sql.procedures import ProcedureDef, call_def
+from embucket_py.sql.routines import RoutineDef, call_def
 from embucket_py.types import parse_sql_type
 
-# Argument types as SHOW PROCEDURES and DROP PROCEDURE name them.
+# Argument types as SHOW PROCEDURES / USER FUNCTIONS and DROP name them.
 _SIGNATURE_NAMES = {"FIXED": "NUMBER", "TEXT": "VARCHAR", "REAL": "FLOAT"}
-
-
-class UnknownProcedure(SqlCompilationError):
-    code = 2141
-    sqlstate = "42601"
 
 
 def signature_type(text: str) -> str:
@@ -56,12 +52,17 @@ def _qualified(session: Session, parts: tuple[str, ...], what: str) -> tuple[str
     return database, schema, parts[-1]
 
 
-def create(tables: Tables, session: Session, d: ProcedureDef) -> QueryResult:
+def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
     if d.language != "SQL":
-        raise Unsupported(f"Stored procedures in {d.language} are not supported; LANGUAGE SQL is.")
-    script.parse_block(d.body)  # a body that does not parse fails now, not at the first CALL
-    database, schema, name = _qualified(session, d.parts, "CREATE PROCEDURE")
-    procedure = Procedure(
+        raise Unsupported(f"{d.kind.title()}s in {d.language} are not supported; LANGUAGE SQL is.")
+    # A body that does not parse fails now, not where it is used.
+    if d.kind == PROCEDURE:
+        script.parse_block(d.body)
+    else:
+        user_functions.parse_body(d.body, d.returns_table)
+    database, schema, name = _qualified(session, d.parts, f"CREATE {d.kind}")
+    routine = Routine(
+        d.kind,
         database,
         schema,
         name,
@@ -72,8 +73,7 @@ def create(tables: Tables, session: Session, d: ProcedureDef) -> QueryResult:
         d.body,
         d.comment,
     )
-    created = tables.procedures.create(procedure, replace=d.replace, if_not_exists=d.if_not_exists)
-    if not created:
+    if not tables.routines.create(routine, replace=d.replace, if_not_exists=d.if_not_exists):
         return status(f"{name} already exists, statement succeeded.")
     return status(f"Function {name} successfully created.")
 
@@ -88,23 +88,25 @@ def _named(
 
 
 def drop(tables: Tables, session: Session, tree: exp.Drop) -> QueryResult:
+    kind = str(tree.args["kind"]).upper()
     table = tree.this if isinstance(tree.this, exp.Table) else tree.args["tables"][0]
-    database, schema, name, types = _named(session, table, tree.expressions, "DROP PROCEDURE")
-    tables.procedures.drop(database, schema, name, types, if_exists=bool(tree.args.get("exists")))
+    database, schema, name, types = _named(session, table, tree.expressions, f"DROP {kind}")
+    tables.routines.drop(kind, database, schema, name, types, if_exists=bool(tree.args.get("exists")))
     return status(f"{name} successfully dropped.")
 
 
 def describe(tables: Tables, session: Session, tree: exp.Describe) -> QueryResult:
-    """DESCRIBE PROCEDURE name(type, ...): its properties, as Snowflake lists them."""
+    """DESCRIBE PROCEDURE | FUNCTION name(type, ...): its properties, as Snowflake lists them."""
+    kind = str(tree.args["kind"]).upper()
     target = tree.this
     table = target.this if isinstance(target, exp.Schema) else target
     types = target.expressions if isinstance(target, exp.Schema) else []
-    database, schema, name, signature = _named(session, table, types, "DESCRIBE PROCEDURE")
-    found = [p for p in tables.procedures.list(database, schema, name) if p.signature == signature]
+    database, schema, name, signature = _named(session, table, types, f"DESCRIBE {kind}")
+    found = [p for p in tables.routines.list(kind, database, schema, name) if p.signature == signature]
     if not found:
-        raise object_not_found("Procedure", f"{database}.{schema}.{name}({signature})")
+        raise object_not_found(kind.title(), f"{database}.{schema}.{name}({signature})")
     p = found[0]
-    returns = p.returns if p.returns.upper().startswith("TABLE") else scripting.declared_type(p.returns).sql
+    returns = p.returns if p.returns_table else scripting.declared_type(p.returns).sql
     rows = [
         ("signature", f"({', '.join(f'{n} {signature_type(t)}' for n, t, _ in p.arguments)})"),
         ("returns", returns),
@@ -117,12 +119,14 @@ def describe(tables: Tables, session: Session, tree: exp.Describe) -> QueryResul
     return constant([("property", scripting.TEXT), ("value", scripting.TEXT)], rows, StatementType.DESCRIBE)
 
 
-def show_rows(tables: Tables, schemas: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+def show_rows(kind: str, tables: Tables, schemas: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+    """SHOW PROCEDURES / SHOW USER FUNCTIONS."""
     for database, schema in schemas:
-        for p in tables.procedures.list(database, schema):
+        for p in tables.routines.list(kind, database, schema):
             required = sum(1 for a in p.arguments if a[2] is None)
+            created = p.created_on or datetime.now(UTC)
             yield {
-                "created_on": p.created_on if p.created_on.tzinfo else p.created_on.replace(tzinfo=UTC),
+                "created_on": created if created.tzinfo else created.replace(tzinfo=UTC),
                 "name": p.name,
                 "schema_name": p.schema,
                 "is_builtin": "N",
@@ -131,13 +135,16 @@ def show_rows(tables: Tables, schemas: Iterator[tuple[str, str]]) -> Iterator[di
                 "min_num_arguments": required,
                 "max_num_arguments": len(p.arguments),
                 "arguments": f"{p.name}({p.signature}) RETURN {p.returns}",
-                "description": p.comment or "user-defined procedure",
+                "description": p.comment or f"user-defined {kind.lower()}",
                 "catalog_name": p.database,
-                "is_table_function": "Y" if p.returns.upper().startswith("TABLE") else "N",
+                "is_table_function": "Y" if p.returns_table else "N",
                 "valid_for_clustering": "N",
                 "is_secure": "N",
                 "secrets": "",
                 "external_access_integrations": "",
+                "is_external_function": "N",
+                "language": p.language,
+                "is_memoizable": "N",
             }
 
 
@@ -148,11 +155,7 @@ def call(
     d = call_def(text)
     database, schema, name = _qualified(session, d.parts, "CALL")
     given = len(d.arguments) + len(d.named)
-    candidates = [
-        p
-        for p in tables.procedures.list(database, schema, name)
-        if sum(1 for a in p.arguments if a[2] is None) <= given <= len(p.arguments)
-    ]
+    candidates = [p for p in tables.routines.list(PROCEDURE, database, schema, name) if p.takes(given)]
     if not candidates:
         raise UnknownProcedure(f"Unknown user-defined function {database}.{schema}.{name}.")
     procedure = candidates[0]
@@ -169,9 +172,7 @@ def call(
         value = caller.uncaught(lambda e=expression, t=arg_type: caller.evaluate(e, t))
         interpreter.scopes[0][arg_name] = scripting.Variable(value, arg_type)
     block, _, _ = script.parse_block(procedure.body)
-    returns = (
-        None if procedure.returns.upper().startswith("TABLE") else scripting.declared_type(procedure.returns)
-    )
+    returns = None if procedure.returns_table else scripting.declared_type(procedure.returns)
     result = interpreter.run_top(block, name, returns)
     result.statement_type = StatementType.SELECT
     return result

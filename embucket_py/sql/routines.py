@@ -1,7 +1,8 @@
-"""Stored procedures' statements: CREATE PROCEDURE and CALL, parsed with the scripting parser
-(sqlglot keeps only some of CREATE PROCEDURE's clauses, and none of a body written without quotes).
+"""CREATE PROCEDURE, CREATE FUNCTION and CALL, parsed with the scripting parser (sqlglot keeps
+only some of their clauses, and none of a procedure body written without quotes).
 
 https://docs.snowflake.com/en/sql-reference/sql/create-procedure
+https://docs.snowflake.com/en/sql-reference/sql/create-function
 https://docs.snowflake.com/en/sql-reference/sql/call
 """
 
@@ -16,7 +17,7 @@ from embucket_py.sql.scripting import Parser, command_parts
 
 _STRINGS = (TokenType.STRING, TokenType.RAW_STRING, TokenType.HEREDOC_STRING)
 # Clauses between RETURNS and AS that change nothing here.
-_FLAGS = {"STRICT", "VOLATILE", "IMMUTABLE", "NULL", "NOT"}
+_FLAGS = {"STRICT", "VOLATILE", "IMMUTABLE", "MEMOIZABLE", "NULL", "NOT"}
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,8 @@ class Argument:
 
 
 @dataclass(frozen=True)
-class ProcedureDef:
+class RoutineDef:
+    kind: str  # PROCEDURE | FUNCTION
     parts: tuple[str, ...]
     arguments: tuple[Argument, ...]
     returns: str  # a data type, or TABLE (...)
@@ -49,8 +51,8 @@ class CallDef:
     named: tuple[tuple[str, str], ...]  # (name, expression) for `name => expression`
 
 
-def starts_procedure(parser: Parser) -> bool:
-    """Whether the parser stands at CREATE [OR REPLACE] [SECURE] [TEMP[ORARY]] PROCEDURE."""
+def starts_routine(parser: Parser) -> bool:
+    """Whether the parser stands at CREATE [OR REPLACE] [SECURE] [TEMP[ORARY]] PROCEDURE | FUNCTION."""
     k = 0
     if parser.word(k) != "CREATE":
         return False
@@ -59,11 +61,11 @@ def starts_procedure(parser: Parser) -> bool:
         k += 2
     while parser.word(k) in ("SECURE", "TEMP", "TEMPORARY"):
         k += 1
-    return parser.word(k) == "PROCEDURE"
+    return parser.word(k) in ("PROCEDURE", "FUNCTION")
 
 
-def create_procedure_def(text: str) -> ProcedureDef:
-    """Raises SyntaxError_ when the statement is not a valid CREATE PROCEDURE."""
+def create_routine_def(text: str) -> RoutineDef:
+    """Raises SyntaxError_ when the statement is not a valid CREATE PROCEDURE | FUNCTION."""
     parser = Parser(text)
     statement = _create(parser)
     parser.accept_type(TokenType.SEMICOLON)
@@ -72,20 +74,21 @@ def create_procedure_def(text: str) -> ProcedureDef:
     return statement
 
 
-def procedure_end(parser: Parser) -> int:
-    """Parses the CREATE PROCEDURE at the parser's position; the offset where its text ends."""
+def routine_end(parser: Parser) -> int:
+    """Parses the CREATE PROCEDURE | FUNCTION at the parser's position; the offset where its text
+    ends."""
     _create(parser)
     return parser.tokens[parser.i - 1].end + 1
 
 
-def _create(parser: Parser) -> ProcedureDef:
+def _create(parser: Parser) -> RoutineDef:
     parser.expect("CREATE")
     replace = parser.accept("OR")
     if replace:
         parser.expect("REPLACE")
     while parser.accept("SECURE", "TEMP", "TEMPORARY"):
         pass
-    parser.expect("PROCEDURE")
+    kind = parser.expect("PROCEDURE", "FUNCTION").text.upper()
     if_not_exists = parser.accept("IF")
     if if_not_exists:
         parser.expect("NOT")
@@ -107,8 +110,8 @@ def _create(parser: Parser) -> ProcedureDef:
         columns = parser.paren_list() if parser.is_type(TokenType.L_PAREN) else ()
         returns = f"TABLE ({', '.join(c.strip() for c in columns)})"
     else:
-        returns = parser.until("NOT", "NULL", "LANGUAGE", "COMMENT", "EXECUTE", "AS", "CALLED", "RETURNS",
-                               *_FLAGS, stop_at=(TokenType.SEMICOLON,))  # fmt: skip
+        clauses = ("LANGUAGE", "COMMENT", "EXECUTE", "AS", "CALLED", "RETURNS", *_FLAGS)
+        returns = parser.until(*clauses, stop_at=(TokenType.SEMICOLON,))
     language, comment = "SQL", None
     while not parser.accept("AS"):
         word = parser.word()
@@ -137,13 +140,15 @@ def _create(parser: Parser) -> ProcedureDef:
     if token is not None and token.token_type in _STRINGS:
         parser.i += 1
         body = token.text
-    elif token is not None and parser.at_block():
+    elif token is not None and kind == "PROCEDURE" and parser.at_block():
         parser.block()
         body = parser.text[token.start : parser.tokens[parser.i - 1].end + 1]
     else:
         parser.fail()
-    return ProcedureDef(parts, tuple(arguments), returns.strip(), language.upper(), body, comment, replace,
-                        if_not_exists)  # fmt: skip
+    language = language.upper()
+    return RoutineDef(
+        kind, parts, tuple(arguments), returns.strip(), language, body, comment, replace, if_not_exists
+    )
 
 
 def _string(parser: Parser) -> str:
@@ -180,11 +185,11 @@ def call_def(text: str) -> CallDef:
     return CallDef(parts, tuple(positional), tuple(named))
 
 
-def procedure_text(tree: object) -> str | None:
-    """The text of a CREATE PROCEDURE (parsed as a command, see sql/parse.py)."""
+def routine_text(tree: object) -> str | None:
+    """The text of a CREATE PROCEDURE | FUNCTION (parsed as a command, see sql/parse.py)."""
     head, rest = command_parts(tree) or ("", "")
     text = f"CREATE{rest}"
-    return text if head == "CREATE" and _CREATE_PROCEDURE.match(text) else None
+    return text if head == "CREATE" and _CREATE_ROUTINE.match(text) else None
 
 
 def call_text(tree: object) -> str | None:
@@ -192,6 +197,6 @@ def call_text(tree: object) -> str | None:
     return f"CALL {rest}" if head == "CALL" else None
 
 
-_CREATE_PROCEDURE = re.compile(
-    r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:SECURE|TEMP|TEMPORARY)\s+)*PROCEDURE\b", re.I
+_CREATE_ROUTINE = re.compile(
+    r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:SECURE|TEMP|TEMPORARY)\s+)*(?:PROCEDURE|FUNCTION)\b", re.I
 )
