@@ -344,9 +344,10 @@ class Engine:
         kind = str(tree.args.get("kind") or "").upper()
         script_text = scripting_sql.script_text(tree)
         call_text = routines_sql.call_text(tree)
+        anonymous_text = routines_sql.anonymous_procedure_text(tree)
         routine_text = routines_sql.routine_text(tree)
         routine_ddl = kind in ("PROCEDURE", "FUNCTION") and isinstance(tree, exp.Drop | exp.Describe)
-        if not (script_text or call_text or routine_text or routine_ddl):
+        if not (script_text or call_text or anonymous_text or routine_text or routine_ddl):
             return None
         if describe_only:
             return scripting.described()
@@ -354,6 +355,8 @@ class Engine:
             return scripting.run_text(self, session, script_text, cancel)
         if call_text is not None:
             return routines.call(self, tables, session, call_text, cancel)
+        if anonymous_text is not None:
+            return routines.call_anonymous(self, session, anonymous_text, cancel)
         if isinstance(tree, exp.Describe):
             return routines.describe(tables, session, tree)
         transactions.commit_open(tables, session)  # DDL commits an open transaction

@@ -23,6 +23,7 @@ _UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\((['\"])
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
 _NOT_GROUPED = re.compile(r'column "(?:([^".]+)\.)?([^".]+)" must appear in the GROUP BY clause')
+_UNKNOWN_FUNCTION = re.compile(r"Invalid function '([^']+)'")
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 # Arrow's failed text cast (often raised while the optimizer folds a constant, which names only
 # the optimizer rule on the first line), and the column kind of its target type.
@@ -98,6 +99,11 @@ def from_datafusion(error: Exception) -> SnowflakeError:
             f"error line 1 at position 0\n'{name}' in select clause is neither an aggregate nor in the "
             "group by clause.",
             code=1104,
+        )
+    if match := _UNKNOWN_FUNCTION.search(text):
+        name = match.group(1)
+        return SqlCompilationError(
+            f"Unknown function {name.upper() if name == name.lower() else name}", code=2140
         )
     if "Aggregate functions are not allowed in the WHERE clause" in text:
         return SqlCompilationError("Invalid aggregate function in where clause", code=2035)

@@ -20,11 +20,13 @@ from pyiceberg.table import Table
 from embucket_py import naming
 from embucket_py.catalog.constraints import Key, keys_of
 from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.routines import FUNCTION, PROCEDURE
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import access
+from embucket_py.engine import access, routines
 from embucket_py.engine.information_schema_columns import LAYOUTS
 from embucket_py.engine.keys import primary_key
+from embucket_py.engine.scripting import declared_type
 from embucket_py.errors import ObjectNotFound, SnowflakeError, TableUnreadable, object_not_found
 from embucket_py.sql.constraints import FOREIGN_KEY
 from embucket_py.sql.context import SqlContext
@@ -88,6 +90,8 @@ def build(
         "TABLE_STORAGE_METRICS": scope.storage_rows,
         "TABLE_CONSTRAINTS": scope.constraint_rows,
         "REFERENTIAL_CONSTRAINTS": scope.referential_rows,
+        "FUNCTIONS": lambda: scope.routine_rows(FUNCTION),
+        "PROCEDURES": lambda: scope.routine_rows(PROCEDURE),
     }[name]()
     layout = LAYOUTS[name]
     # Fields carry the engine's stored names, as every table's do (TABLE_NAME -> table_name).
@@ -132,14 +136,19 @@ def column_facts(column: Column, position: int) -> dict[str, Any]:
     if column.identity is not None:
         start, step = column.identity
         row.update(IDENTITY_START=str(start), IDENTITY_INCREMENT=str(step), IDENTITY_ORDERED="YES")
+    return row | type_facts(t)
+
+
+def type_facts(t: SfType) -> dict[str, Any]:
+    """Lengths of text and binary types, precision and scale of numbers."""
     if t.kind == "TEXT":
         length = t.length or MAX_VARCHAR
-        row.update(CHARACTER_MAXIMUM_LENGTH=length, CHARACTER_OCTET_LENGTH=min(length * 4, MAX_VARCHAR))
-    elif t.kind == "BINARY":
-        row.update(CHARACTER_MAXIMUM_LENGTH=t.length, CHARACTER_OCTET_LENGTH=t.length)
-    elif t.kind == "FIXED":
-        row.update(NUMERIC_PRECISION=t.precision, NUMERIC_PRECISION_RADIX=10, NUMERIC_SCALE=t.scale)
-    return row
+        return {"CHARACTER_MAXIMUM_LENGTH": length, "CHARACTER_OCTET_LENGTH": min(length * 4, MAX_VARCHAR)}
+    if t.kind == "BINARY":
+        return {"CHARACTER_MAXIMUM_LENGTH": t.length, "CHARACTER_OCTET_LENGTH": t.length}
+    if t.kind == "FIXED":
+        return {"NUMERIC_PRECISION": t.precision, "NUMERIC_PRECISION_RADIX": 10, "NUMERIC_SCALE": t.scale}
+    return {}
 
 
 class _Scope:
@@ -328,6 +337,35 @@ class _Scope:
                 "LAST_DDL_BY": OWNER,
                 "COMMENT": view.comment,
             }
+
+    def routine_rows(self, kind: str) -> Rows:
+        """FUNCTIONS / PROCEDURES: the user's, in SQL."""
+        for schema in self.schemas:
+            for r in self.tables.routines.list(kind, self.database, schema):
+                created = _utc(r.created_on) if r.created_on else None
+                signature = ", ".join(f"{name} {routines.signature_type(t)}" for name, t, _ in r.arguments)
+                row = {
+                    f"{kind}_CATALOG": self.database,
+                    f"{kind}_SCHEMA": r.schema,
+                    f"{kind}_NAME": r.name,
+                    f"{kind}_OWNER": OWNER,
+                    "ARGUMENT_SIGNATURE": f"({signature})",
+                    f"{kind}_LANGUAGE": r.language,
+                    f"{kind}_DEFINITION": r.body,
+                    "CREATED": created,
+                    "LAST_ALTERED": created,
+                    "COMMENT": r.comment,
+                    "VOLATILITY": "VOLATILE",
+                    "IS_NULL_CALL": "YES",
+                    "IS_SECURE": "NO",
+                    "IS_EXTERNAL": "NO",
+                    "IS_MEMOIZABLE": "NO",
+                }
+                if r.returns_table:
+                    yield row | {"DATA_TYPE": r.returns}
+                else:
+                    returned = declared_type(r.returns)
+                    yield row | {"DATA_TYPE": data_type(returned)} | type_facts(returned)
 
     def storage_rows(self) -> Rows:
         for ref, table in self.loaded():

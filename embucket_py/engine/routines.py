@@ -22,7 +22,7 @@ from embucket_py.engine.result import QueryResult, StatementType, constant, stat
 from embucket_py.errors import SqlCompilationError, UnknownProcedure, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import scripting as script
-from embucket_py.sql.routines import RoutineDef, call_def
+from embucket_py.sql.routines import CallDef, RoutineDef, anonymous_procedure_def, call_def
 from embucket_py.types import parse_sql_type
 
 # Argument types as SHOW PROCEDURES / USER FUNCTIONS and DROP name them.
@@ -158,7 +158,26 @@ def call(
     candidates = [p for p in tables.routines.list(PROCEDURE, database, schema, name) if p.takes(given)]
     if not candidates:
         raise UnknownProcedure(f"Unknown user-defined function {database}.{schema}.{name}.")
-    procedure = candidates[0]
+    return _run(engine, session, candidates[0], d, cancel)
+
+
+def call_anonymous(
+    engine: scripting.Engine, session: Session, text: str, cancel: threading.Event | None
+) -> QueryResult:
+    """WITH name AS PROCEDURE ... CALL name(args): a procedure defined for this one call."""
+    d, call_d = anonymous_procedure_def(text)
+    if d.language != "SQL":
+        raise Unsupported(f"Procedures in {d.language} are not supported; LANGUAGE SQL is.")
+    if call_d.parts != d.parts:
+        raise UnknownProcedure(f"Unknown user-defined function {'.'.join(call_d.parts)}.")
+    arguments = [(a.name, a.type, a.default) for a in d.arguments]
+    procedure = Routine(PROCEDURE, "", "", d.parts[0], "", arguments, d.returns, d.language, d.body, None)
+    return _run(engine, session, procedure, call_d, cancel)
+
+
+def _run(
+    engine: scripting.Engine, session: Session, procedure: Routine, d: CallDef, cancel: threading.Event | None
+) -> QueryResult:
     # Arguments are evaluated in the caller's session (a block binds its variables into the CALL
     # before it gets here), then become the body's variables, cast to their declared types.
     caller = scripting.Interpreter(engine, session, cancel)
@@ -168,11 +187,11 @@ def call(
     for arg_name, arg_type, default in procedure.arguments:
         expression = values.get(arg_name, default)
         if expression is None:
-            raise SqlCompilationError(f"Missing argument {arg_name} in the call of {name}.")
+            raise SqlCompilationError(f"Missing argument {arg_name} in the call of {procedure.name}.")
         value = caller.uncaught(lambda e=expression, t=arg_type: caller.evaluate(e, t))
         interpreter.scopes[0][arg_name] = scripting.Variable(value, arg_type)
     block, _, _ = script.parse_block(procedure.body)
     returns = None if procedure.returns_table else scripting.declared_type(procedure.returns)
-    result = interpreter.run_top(block, name, returns)
+    result = interpreter.run_top(block, procedure.name, returns)
     result.statement_type = StatementType.SELECT
     return result

@@ -71,15 +71,21 @@ class Rows:
     columns: list[tuple[str, SfType]]
     table: pa.Table
 
+    def values(self) -> Iterator[list[Value]]:
+        """Each row's values, by position (two columns may share a name)."""
+        columns = [column.to_pylist() for column in self.table.columns]
+        for i in range(self.table.num_rows):
+            yield [Value(values[i], t) for (_, t), values in zip(self.columns, columns, strict=True)]
+
     def records(self) -> Iterator[dict[str, Value]]:
-        for row in self.table.to_pylist():
-            yield {name.upper(): Value(v, t) for (name, t), v in zip(self.columns, row.values(), strict=True)}
+        for row in self.values():
+            yield {name.upper(): value for (name, _), value in zip(self.columns, row, strict=True)}
 
 
 @dataclass
 class Cursor:
     query: str
-    rows: Iterator[dict[str, Value]] | None = None
+    rows: Iterator[list[Value]] | None = None
 
 
 @dataclass
@@ -263,7 +269,7 @@ class Interpreter:
             self.raise_(node)
         elif isinstance(node, script.Open):
             cursor = self.lookup(node.cursor, Cursor)
-            cursor.rows = self.cursor_rows(cursor, tuple(self.evaluate(u) for u in node.using)).records()
+            cursor.rows = self.cursor_rows(cursor, tuple(self.evaluate(u) for u in node.using)).values()
         elif isinstance(node, script.Fetch):
             cursor = self.lookup(node.cursor, Cursor)
             if cursor.rows is None:
@@ -271,8 +277,7 @@ class Interpreter:
                     "STATEMENT_ERROR", SnowflakeError(f"Cursor '{node.cursor}' is not open."), node.at
                 )
             row = next(cursor.rows, None)
-            values = list(row.values()) if row is not None else [Value(None, TEXT)] * len(node.into)
-            self.assign_all(node.into, values)
+            self.assign_all(node.into, row if row is not None else [Value(None, TEXT)] * len(node.into))
         elif isinstance(node, script.Close):
             self.lookup(node.cursor, Cursor).rows = None
 
@@ -301,9 +306,8 @@ class Interpreter:
                 f"columns ({len(rows.columns)})."
             )
             raise _Raised("STATEMENT_ERROR", error, node.at)
-        row = next(rows.records(), None)
-        values = list(row.values()) if row is not None else [Value(None, t) for _, t in rows.columns]
-        self.assign_all(node.into, values)
+        row = next(rows.values(), None)
+        self.assign_all(node.into, row if row is not None else [Value(None, t) for _, t in rows.columns])
 
     def assign_all(self, names: tuple[str, ...], values: list[Value]) -> None:
         for name, value in zip(names, values, strict=False):

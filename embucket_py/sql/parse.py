@@ -12,7 +12,12 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from embucket_py.errors import SyntaxError_
-from embucket_py.sql.routines import routine_end, starts_routine
+from embucket_py.sql.routines import (
+    anonymous_procedure_end,
+    routine_end,
+    starts_anonymous_procedure,
+    starts_routine,
+)
 from embucket_py.sql.scripting import Parser
 from embucket_py.sql.stages import put_placeholder, quote_local_paths
 
@@ -66,8 +71,8 @@ _SCRIPTING = re.compile(r"\b(?:DECLARE|BEGIN|PROCEDURE|FUNCTION)\b", re.IGNORECA
 
 
 def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
-    """The text cut into runs of SQL statements (kind None), blocks (DECLARE) and procedures or
-    functions (CREATE); None when it holds neither of the latter."""
+    """The text cut into runs of SQL statements (kind None), blocks (DECLARE), procedures or
+    functions (CREATE) and anonymous procedures (WITH); None when it holds none of the latter."""
     try:
         parser = Parser(text)
     except SyntaxError_:
@@ -81,6 +86,9 @@ def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
         elif at_start and starts_routine(parser):
             kind = "CREATE"
             routine_end(parser)
+        elif at_start and starts_anonymous_procedure(parser):
+            kind = "WITH"
+            anonymous_procedure_end(parser)
         else:
             at_start = token.token_type == TokenType.SEMICOLON
             parser.i += 1

@@ -93,7 +93,13 @@ def _create(parser: Parser) -> RoutineDef:
     if if_not_exists:
         parser.expect("NOT")
         parser.expect("EXISTS")
-    parts = parser.qualified()
+    return _definition(parser, kind, parser.qualified(), replace, if_not_exists)
+
+
+def _definition(
+    parser: Parser, kind: str, parts: tuple[str, ...], replace: bool, if_not_exists: bool
+) -> RoutineDef:
+    """What follows a routine's name: `(arguments) RETURNS ... AS body`."""
     arguments = []
     if not parser.accept_type(TokenType.L_PAREN):
         parser.fail()
@@ -151,6 +157,41 @@ def _create(parser: Parser) -> RoutineDef:
     )
 
 
+def starts_anonymous_procedure(parser: Parser) -> bool:
+    """Whether the parser stands at WITH name AS PROCEDURE."""
+    return parser.word() == "WITH" and parser.word(2) == "AS" and parser.word(3) == "PROCEDURE"
+
+
+def anonymous_procedure_end(parser: Parser) -> int:
+    """Parses the WITH ... AS PROCEDURE ... CALL at the parser's position; where its text ends."""
+    _anonymous(parser)
+    return parser.tokens[parser.i - 1].end + 1
+
+
+def anonymous_procedure_def(text: str) -> tuple[RoutineDef, CallDef]:
+    """`WITH name AS PROCEDURE (...) RETURNS ... AS body CALL name(...)`: the procedure and its call.
+    https://docs.snowflake.com/en/sql-reference/sql/call-with"""
+    parser = Parser(text)
+    procedure, call = _anonymous(parser)
+    parser.accept_type(TokenType.SEMICOLON)
+    if parser.peek() is not None:
+        parser.fail()
+    return procedure, call
+
+
+def _anonymous(parser: Parser) -> tuple[RoutineDef, CallDef]:
+    parser.expect("WITH")
+    name = parser.name()
+    parser.expect("AS")
+    parser.expect("PROCEDURE")
+    procedure = _definition(parser, "PROCEDURE", (name,), False, False)
+    start = parser.peek()
+    if start is None or parser.word() != "CALL":
+        parser.fail()
+    parser.until()
+    return procedure, call_def(parser.text[start.start : parser.tokens[parser.i - 1].end + 1])
+
+
 def _string(parser: Parser) -> str:
     token = parser.peek()
     if token is None or token.token_type not in _STRINGS:
@@ -183,6 +224,12 @@ def call_def(text: str) -> CallDef:
         else:
             positional.append(item)
     return CallDef(parts, tuple(positional), tuple(named))
+
+
+def anonymous_procedure_text(tree: object) -> str | None:
+    """The text of WITH ... AS PROCEDURE ... CALL (parsed as a command, see sql/parse.py)."""
+    head, rest = command_parts(tree) or ("", "")
+    return f"WITH{rest}" if head == "WITH" else None
 
 
 def routine_text(tree: object) -> str | None:

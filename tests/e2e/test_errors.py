@@ -15,6 +15,7 @@ from snowflake.connector.errors import ProgrammingError
         ("SELECT * FROM no_such_table", 2003, "42S02"),
         ("SELECT no_such_column FROM t", 904, "42000"),
         ("SELECT no_such_column", 904, "42000"),
+        ("SELECT no_such_function(1)", 2140, "42601"),
         ("CREATE TABLE t (a INT)", 2002, "42710"),
         ("USE DATABASE no_such_database", 2003, "42S02"),
         ("INSERT INTO t VALUES (1, 2)", 2020, "42601"),

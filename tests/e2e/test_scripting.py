@@ -62,6 +62,13 @@ BEGIN
 END;""",
     )
     assert area == pytest.approx(28.274333882308138)
+    # INTO takes the row's values by position, also under one column name twice.
+    pair = one(
+        cur,
+        "DECLARE a INT; b INT; BEGIN "
+        "SELECT n, n + 1 AS n INTO :a, :b FROM (SELECT 4 AS n); RETURN a || b; END",
+    )
+    assert pair == "45"
 
 
 def test_sql_statements_see_variables_and_set_sqlrowcount(cur: Any) -> None:
@@ -395,3 +402,26 @@ def test_procedure_errors(cur: Any) -> None:
         cur.execute("DROP PROCEDURE twice()")
     assert raised.value.errno == 2003
     cur.execute("DROP PROCEDURE IF EXISTS twice()")
+
+
+def test_documented_anonymous_procedure(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/call-with"""
+    result = one(
+        cur,
+        """WITH anonymous_output_message AS PROCEDURE (message VARCHAR)
+  RETURNS VARCHAR NOT NULL
+  LANGUAGE SQL
+  AS
+  $$
+  BEGIN
+    RETURN message;
+  END;
+  $$
+CALL anonymous_output_message('Hello World')""",
+    )
+    assert result == "Hello World"
+    assert [d.name for d in cur.description] == ["ANONYMOUS_OUTPUT_MESSAGE"]
+    # Nothing was kept: the procedure exists for that one call.
+    with pytest.raises(ProgrammingError) as raised:
+        cur.execute("CALL anonymous_output_message('again')")
+    assert raised.value.errno == 2141

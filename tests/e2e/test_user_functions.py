@@ -128,6 +128,27 @@ def test_show_describe_drop_and_errors(cur: Any) -> None:
         cur.execute("CREATE FUNCTION bad(x INT) RETURNS INT AS 'x +'")
     assert raised.value.errno == 1003
     cur.execute("DROP FUNCTION add1(NUMBER)")
-    with pytest.raises(ProgrammingError):
+    with pytest.raises(ProgrammingError) as raised:
         cur.execute("SELECT add1(1)")
+    assert raised.value.errno == 2140
+    assert "Unknown function ADD1" in str(raised.value)
     assert cur.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_information_schema_lists_functions_and_procedures(cur: Any) -> None:
+    cur.execute("CREATE FUNCTION add1(x NUMBER(10, 2)) RETURNS NUMBER(12, 2) AS 'x + 1'")
+    cur.execute("CREATE FUNCTION label(x VARCHAR) RETURNS VARCHAR(20) COMMENT = 'labels' AS $$ 'n=' || x $$")
+    cur.execute("CREATE PROCEDURE noop() RETURNS VARCHAR LANGUAGE SQL AS 'BEGIN RETURN 1; END'")
+    cur.execute(
+        "SELECT function_name, argument_signature, data_type, numeric_precision, numeric_scale, "
+        "character_maximum_length, function_language, function_definition, comment "
+        "FROM information_schema.functions ORDER BY function_name"
+    )
+    assert cur.fetchall() == [
+        ("ADD1", "(X NUMBER)", "NUMBER", 12, 2, None, "SQL", "x + 1", None),
+        ("LABEL", "(X VARCHAR)", "TEXT", None, None, 20, "SQL", " 'n=' || x ", "labels"),
+    ]
+    cur.execute(
+        "SELECT procedure_name, argument_signature, procedure_definition FROM information_schema.procedures"
+    )
+    assert cur.fetchall() == [("NOOP", "()", "BEGIN RETURN 1; END")]

@@ -9,7 +9,13 @@ from sqlglot import exp
 from embucket_py.errors import SyntaxError_
 from embucket_py.sql import scripting as s
 from embucket_py.sql.parse import parse
-from embucket_py.sql.routines import call_def, create_routine_def, routine_text
+from embucket_py.sql.routines import (
+    anonymous_procedure_def,
+    anonymous_procedure_text,
+    call_def,
+    create_routine_def,
+    routine_text,
+)
 
 
 def test_a_block_with_declarations_loops_and_a_handler() -> None:
@@ -172,3 +178,11 @@ def test_create_function_keeps_its_body_and_options() -> None:
         create_routine_def("CREATE FUNCTION f() RETURNS INT AS BEGIN RETURN 1; END")
     (statement,) = parse("CREATE FUNCTION f() RETURNS INT AS '1'")
     assert routine_text(statement) == "CREATE FUNCTION f() RETURNS INT AS '1'"
+
+
+def test_an_anonymous_procedure_is_one_statement() -> None:
+    text = "WITH p AS PROCEDURE (x INT) RETURNS INT AS 'BEGIN RETURN x; END' CALL p(x => 2); SELECT 1"
+    first, second = parse(text)
+    assert isinstance(second, exp.Select)
+    procedure, call = anonymous_procedure_def(anonymous_procedure_text(first) or "")
+    assert (procedure.parts, procedure.body, call.named) == (("P",), "BEGIN RETURN x; END", (("X", "2"),))
