@@ -4,7 +4,8 @@ statement by statement in the caller's session.
 Each SQL statement runs through the engine as the client would send it, with `:name` replaced by
 the variable's value as a typed literal on the parsed tree (never pasted into text). Each
 expression (an assignment, a condition, RETURN) runs as `SELECT <expr>`, where a bare variable name
-is its value too: Snowflake's own semantics (types, NULLs, functions) with no second evaluator.
+is its value too: Snowflake's own semantics (types, NULLs, functions). Only integer arithmetic,
+comparisons and `||` over known values are folded in place (scripting_folding.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from embucket_py.errors import BindError, QueryCanceled, SnowflakeError, SqlComp
 from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql import scripting as script
+from embucket_py.sql import scripting_tree as nodes
 from embucket_py.sql.routines import call_def
 from embucket_py.types import NUMBER_38_0, SfType, arrow_field, parse_sql_type
 
@@ -72,10 +74,12 @@ class Rows:
     table: pa.Table
 
     def values(self) -> Iterator[list[Value]]:
-        """Each row's values, by position (two columns may share a name)."""
-        columns = [column.to_pylist() for column in self.table.columns]
-        for i in range(self.table.num_rows):
-            yield [Value(values[i], t) for (_, t), values in zip(self.columns, columns, strict=True)]
+        """Each row's values, by position (two columns may share a name); Python values are made
+        one batch at a time, as a loop reaches them."""
+        for batch in self.table.to_batches():
+            columns = [column.to_pylist() for column in batch.columns]
+            for i in range(batch.num_rows):
+                yield [Value(values[i], t) for (_, t), values in zip(self.columns, columns, strict=True)]
 
     def records(self) -> Iterator[dict[str, Value]]:
         for row in self.values():
@@ -107,7 +111,7 @@ Slot = Variable | Rows | Cursor | Declared | Record
 
 
 class _Raised(Exception):
-    def __init__(self, name: str, error: SnowflakeError, at: script.Position) -> None:
+    def __init__(self, name: str, error: SnowflakeError, at: nodes.Position) -> None:
         super().__init__(error.message)
         self.name, self.error, self.at = name, error, at
 
@@ -156,11 +160,11 @@ class Interpreter:
             }
         ]
         self.handling: list[_Raised] = []
-        self.at: script.Position = (1, 0)
+        self.at: nodes.Position = (1, 0)
 
     # --- entry points ------------------------------------------------------------------------
 
-    def run_top(self, block: script.Block, column: str, returns: SfType | None) -> QueryResult:
+    def run_top(self, block: nodes.Block, column: str, returns: SfType | None) -> QueryResult:
         """Runs a block to its end or RETURN: a table (RETURN TABLE) or one value named `column`."""
 
         def run() -> QueryResult:
@@ -197,7 +201,7 @@ class Interpreter:
 
     # --- statements --------------------------------------------------------------------------
 
-    def block(self, block: script.Block) -> None:
+    def block(self, block: nodes.Block) -> None:
         self.scopes.append({})
         try:
             try:
@@ -226,51 +230,51 @@ class Interpreter:
         finally:
             self.scopes.pop()
 
-    def body(self, statements: tuple[script.Statement, ...]) -> None:
+    def body(self, statements: tuple[nodes.Statement, ...]) -> None:
         for statement in statements:
             self.statement(statement)
 
-    def statement(self, node: script.Statement) -> None:
+    def statement(self, node: nodes.Statement) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise QueryCanceled("SQL execution canceled")
         self.at = node.at
-        if isinstance(node, script.Block):
+        if isinstance(node, nodes.Block):
             self.block(node)
-        elif isinstance(node, script.Declare):
+        elif isinstance(node, nodes.Declare):
             self.declare(node)
-        elif isinstance(node, script.Assign):
+        elif isinstance(node, nodes.Assign):
             slot = self.lookup(node.name, Variable | Rows)
             if isinstance(slot, Rows):  # a RESULTSET takes a query's rows
                 assigned = self.rows_of(node.value)
                 slot.columns, slot.table = assigned.columns, assigned.table
             else:
                 slot.value = self.evaluate(node.value, slot.declared)
-        elif isinstance(node, script.Sql):
+        elif isinstance(node, nodes.Sql):
             self.sql(node)
-        elif isinstance(node, script.ExecuteImmediate):
+        elif isinstance(node, nodes.ExecuteImmediate):
             self.execute_immediate(node)
-        elif isinstance(node, script.If):
+        elif isinstance(node, nodes.If):
             self.if_(node.branches, node.otherwise)
-        elif isinstance(node, script.Case):
+        elif isinstance(node, nodes.Case):
             if node.operand is None:
                 self.if_(node.branches, node.otherwise)
             else:
                 compared = tuple((f"({node.operand}) = ({value})", body) for value, body in node.branches)
                 self.if_(compared, node.otherwise)
-        elif isinstance(node, script.ForRange | script.ForEach | script.While | script.Repeat | script.Loop):
+        elif isinstance(node, nodes.ForRange | nodes.ForEach | nodes.While | nodes.Repeat | nodes.Loop):
             self.loop(node)
-        elif isinstance(node, script.Break):
+        elif isinstance(node, nodes.Break):
             raise _Break(node.label)
-        elif isinstance(node, script.Continue):
+        elif isinstance(node, nodes.Continue):
             raise _Continue(node.label)
-        elif isinstance(node, script.Return):
+        elif isinstance(node, nodes.Return):
             self.return_(node)
-        elif isinstance(node, script.Raise):
+        elif isinstance(node, nodes.Raise):
             self.raise_(node)
-        elif isinstance(node, script.Open):
+        elif isinstance(node, nodes.Open):
             cursor = self.lookup(node.cursor, Cursor)
             cursor.rows = self.cursor_rows(cursor, tuple(self.evaluate(u) for u in node.using)).values()
-        elif isinstance(node, script.Fetch):
+        elif isinstance(node, nodes.Fetch):
             cursor = self.lookup(node.cursor, Cursor)
             if cursor.rows is None:
                 raise _Raised(
@@ -278,10 +282,10 @@ class Interpreter:
                 )
             row = next(cursor.rows, None)
             self.assign_all(node.into, row if row is not None else [Value(None, TEXT)] * len(node.into))
-        elif isinstance(node, script.Close):
+        elif isinstance(node, nodes.Close):
             self.lookup(node.cursor, Cursor).rows = None
 
-    def declare(self, node: script.Declare) -> None:
+    def declare(self, node: nodes.Declare) -> None:
         slot: Slot
         if node.kind == "CURSOR":
             slot = Cursor(node.value or "")
@@ -295,7 +299,7 @@ class Interpreter:
             slot = Variable(Value(None, declared_type(node.type)), node.type)
         self.scopes[-1][node.name] = slot
 
-    def sql(self, node: script.Sql) -> None:
+    def sql(self, node: nodes.Sql) -> None:
         if not node.into:
             self.run_sql(node.text)
             return
@@ -315,7 +319,7 @@ class Interpreter:
             variable.value = self.cast(value, variable.declared) if variable.declared else value
 
     def if_(
-        self, branches: tuple[tuple[str, tuple[script.Statement, ...]], ...], otherwise: tuple | None
+        self, branches: tuple[tuple[str, tuple[nodes.Statement, ...]], ...], otherwise: tuple | None
     ) -> None:
         for condition, body in branches:
             if self.evaluate(condition).value is True:
@@ -324,9 +328,7 @@ class Interpreter:
         if otherwise is not None:
             self.body(otherwise)
 
-    def loop(
-        self, node: script.ForRange | script.ForEach | script.While | script.Repeat | script.Loop
-    ) -> None:
+    def loop(self, node: nodes.ForRange | nodes.ForEach | nodes.While | nodes.Repeat | nodes.Loop) -> None:
         self.scopes.append({})
         try:
             for _ in self.iterations(node):
@@ -339,36 +341,36 @@ class Interpreter:
                     if stop.label not in (None, node.label):
                         raise
                     return
-                if isinstance(node, script.Repeat) and self.evaluate(node.condition).value is True:
+                if isinstance(node, nodes.Repeat) and self.evaluate(node.condition).value is True:
                     return
         finally:
             self.scopes.pop()
 
     def iterations(
-        self, node: script.ForRange | script.ForEach | script.While | script.Repeat | script.Loop
+        self, node: nodes.ForRange | nodes.ForEach | nodes.While | nodes.Repeat | nodes.Loop
     ) -> Iterator[None]:
         """Yields once per turn of the loop, with its variable set in the loop's scope."""
         scope = self.scopes[-1]
-        if isinstance(node, script.ForRange):
+        if isinstance(node, nodes.ForRange):
             first, last = (self.integer(self.evaluate(e)) for e in (node.start, node.end))
             steps = range(last, first - 1, -1) if node.reverse else range(first, last + 1)
             for i in steps:
                 scope[node.variable] = Variable(Value(i, NUMBER_38_0), None)
                 yield
-        elif isinstance(node, script.ForEach):
+        elif isinstance(node, nodes.ForEach):
             source = self.lookup(node.source, Rows | Cursor)
             rows = source if isinstance(source, Rows) else self.cursor_rows(source, ())
             for values in rows.records():
                 scope[node.variable] = Record(values)
                 yield
-        elif isinstance(node, script.While):
+        elif isinstance(node, nodes.While):
             while self.evaluate(node.condition).value is True:
                 yield
         else:
             while True:
                 yield
 
-    def return_(self, node: script.Return) -> None:
+    def return_(self, node: nodes.Return) -> None:
         if node.table is not None:
             name = node.table.strip()
             slot = self.find(name.upper()) or self.find(name.strip('"'))
@@ -377,7 +379,7 @@ class Interpreter:
             raise _Returned(self.rows_of(name))
         raise _Returned(None if node.value is None else self.evaluate(node.value))
 
-    def raise_(self, node: script.Raise) -> None:
+    def raise_(self, node: nodes.Raise) -> None:
         if node.name is None:
             if not self.handling:
                 raise SqlCompilationError("RAISE without an exception outside an exception handler.")
@@ -386,7 +388,7 @@ class Interpreter:
         error = SnowflakeError(declared.message, code=declared.code, sqlstate=USER_EXCEPTION_STATE)
         raise _Raised(node.name, error, node.at)
 
-    def execute_immediate(self, node: script.ExecuteImmediate) -> QueryResult:
+    def execute_immediate(self, node: nodes.ExecuteImmediate) -> QueryResult:
         """The statement a string holds: SQL (its own result), a control-flow statement or a block."""
         text = self.evaluate(node.source).value
         if not isinstance(text, str):
@@ -398,15 +400,15 @@ class Interpreter:
             block, _, _ = script.parse_block(text)
             return Interpreter(self.engine, self.session, self.cancel).run_top(block, ANONYMOUS_BLOCK, None)
         statement = script.parse_statement(text)
-        if isinstance(statement, script.Sql) and not statement.into:
+        if isinstance(statement, nodes.Sql) and not statement.into:
             return self.run_sql(statement.text, using, node.at)
         nested = Interpreter(self.engine, self.session, self.cancel)
-        return nested.run_top(script.Block(node.at, (), (statement,)), ANONYMOUS_BLOCK, None)
+        return nested.run_top(nodes.Block(node.at, (), (statement,)), ANONYMOUS_BLOCK, None)
 
     # --- SQL and expressions -----------------------------------------------------------------
 
     def run_sql(
-        self, text: str, using: tuple[Value, ...] = (), at: script.Position | None = None
+        self, text: str, using: tuple[Value, ...] = (), at: nodes.Position | None = None
     ) -> QueryResult:
         """One SQL statement with the block's variables bound; its failure is a STATEMENT_ERROR."""
         try:

@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from embucket_py.errors import SyntaxError_
 from embucket_py.sql import scripting as s
+from embucket_py.sql import scripting_tree as nodes
 from embucket_py.sql.parse import parse
 from embucket_py.sql.routines import (
     anonymous_procedure_def,
@@ -35,18 +36,18 @@ def test_a_block_with_declarations_loops_and_a_handler() -> None:
     block, start, end = s.parse_block(text)
     assert (start, end) == (0, text.index("  SELECT 2"))
     assert block.declarations == (
-        s.Declare((2, 2), "TOTAL", "VARIABLE", type="INT", value="0"),
-        s.Declare((3, 2), "C1", "CURSOR", value="SELECT id FROM t WHERE x = ';'"),
-        s.Declare((4, 2), "OOPS", "EXCEPTION", code=-20002, message="It's bad."),
+        nodes.Declare((2, 2), "TOTAL", "VARIABLE", type="INT", value="0"),
+        nodes.Declare((3, 2), "C1", "CURSOR", value="SELECT id FROM t WHERE x = ';'"),
+        nodes.Declare((4, 2), "OOPS", "EXCEPTION", code=-20002, message="It's bad."),
     )
     loop, reverse, ret = block.body
-    assert loop == s.ForEach((6, 2), "REC", "C1", (s.Assign((6, 19), "TOTAL", "total + rec.id"),))
-    assert isinstance(reverse, s.ForRange) and reverse.reverse
+    assert loop == nodes.ForEach((6, 2), "REC", "C1", (nodes.Assign((6, 19), "TOTAL", "total + rec.id"),))
+    assert isinstance(reverse, nodes.ForRange) and reverse.reverse
     assert (reverse.start, reverse.end) == ("1", "(SELECT 3)")
-    assert reverse.body == (s.Sql((7, 38), "NULL"),)
-    assert ret == s.Return((8, 2), value="total")
+    assert reverse.body == (nodes.Sql((7, 38), "NULL"),)
+    assert ret == nodes.Return((8, 2), value="total")
     assert block.handlers == (
-        s.Handler(("STATEMENT_ERROR", "EXPRESSION_ERROR"), (s.Return((10, 48), "-1"),)),
+        nodes.Handler(("STATEMENT_ERROR", "EXPRESSION_ERROR"), (nodes.Return((10, 48), "-1"),)),
     )
 
 
@@ -61,20 +62,20 @@ def test_branches_and_loops_of_every_kind() -> None:
         " END"
     )
     branch, case, while_, repeat, loop = block.body
-    assert isinstance(branch, s.If) and [c for c, _ in branch.branches] == ["(a > 1)", "(a = 1)"]
-    assert branch.branches[0][1] == (s.Declare((1, 22), "B", "VARIABLE", value="2"),)
-    assert branch.otherwise == (s.Return((1, 67)),)
-    assert isinstance(case, s.Case) and case.operand == "(a)" and case.branches[0][0] == "1"
-    assert isinstance(while_, s.While) and while_.condition == "(a < 3)"
-    assert isinstance(repeat, s.Repeat) and repeat.condition == "(a = 0)"
-    assert loop == s.Loop(loop.at, (s.Break(loop.body[0].at, "OUTER"),), "OUTER")
+    assert isinstance(branch, nodes.If) and [c for c, _ in branch.branches] == ["(a > 1)", "(a = 1)"]
+    assert branch.branches[0][1] == (nodes.Declare((1, 22), "B", "VARIABLE", value="2"),)
+    assert branch.otherwise == (nodes.Return((1, 67)),)
+    assert isinstance(case, nodes.Case) and case.operand == "(a)" and case.branches[0][0] == "1"
+    assert isinstance(while_, nodes.While) and while_.condition == "(a < 3)"
+    assert isinstance(repeat, nodes.Repeat) and repeat.condition == "(a = 0)"
+    assert loop == nodes.Loop(loop.at, (nodes.Break(loop.body[0].at, "OUTER"),), "OUTER")
 
 
 def test_select_into_is_cut_from_the_statement() -> None:
     block, _, _ = s.parse_block("BEGIN SELECT 1, 'Alice' INTO :v_id, :v_name FROM t WHERE a = :x; END")
-    assert block.body == (s.Sql((1, 6), "SELECT 1, 'Alice' FROM t WHERE a = :x", ("V_ID", "V_NAME")),)
+    assert block.body == (nodes.Sql((1, 6), "SELECT 1, 'Alice' FROM t WHERE a = :x", ("V_ID", "V_NAME")),)
     block, _, _ = s.parse_block("BEGIN INSERT INTO t SELECT 1; END")
-    assert block.body == (s.Sql((1, 6), "INSERT INTO t SELECT 1"),)
+    assert block.body == (nodes.Sql((1, 6), "INSERT INTO t SELECT 1"),)
 
 
 def test_execute_immediate_cursors_and_resultsets() -> None:
@@ -84,12 +85,14 @@ def test_execute_immediate_cursors_and_resultsets() -> None:
         " OPEN c USING (1); FETCH c INTO :x, y; CLOSE c;"
         " RETURN TABLE(res); END"
     )
-    assert block.declarations == (s.Declare((1, 8), "RES", "RESULTSET", value="(SELECT 1)"),)
+    assert block.declarations == (nodes.Declare((1, 8), "RES", "RESULTSET", value="(SELECT 1)"),)
     immediate, open_, fetch, close, ret = block.body
-    assert immediate == s.ExecuteImmediate(immediate.at, ":q", ("a", "b + 1"))
+    assert immediate == nodes.ExecuteImmediate(immediate.at, ":q", ("a", "b + 1"))
     assert open_.using == ("1",) and fetch.into == ("X", "Y") and close.cursor == "C"  # type: ignore[union-attr]
-    assert ret == s.Return(ret.at, table="res")
-    assert s.parse_execute("EXECUTE IMMEDIATE $$SELECT 1; $$") == s.ExecuteImmediate((1, 0), "$$SELECT 1; $$")
+    assert ret == nodes.Return(ret.at, table="res")
+    assert s.parse_execute("EXECUTE IMMEDIATE $$SELECT 1; $$") == nodes.ExecuteImmediate(
+        (1, 0), "$$SELECT 1; $$"
+    )
 
 
 @pytest.mark.parametrize(
