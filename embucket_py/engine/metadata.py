@@ -132,7 +132,8 @@ def show(
         return _result(COLUMNS, rows, StatementType.SHOW)
     if d.kind in ("PROCEDURES", "FUNCTIONS"):
         # Only user-defined ones: the built-in functions are not listed.
-        rows = _filtered(list(routines.show_rows(d.kind[:-1], tables, _schemas_in_scope(tables, d))), d)
+        shown = routines.show_rows(d.kind[:-1], tables, session, _schemas_in_scope(tables, d))
+        rows = _filtered(list(shown), d)
         return _result(PROCEDURES if d.kind == "PROCEDURES" else FUNCTIONS, rows, StatementType.SHOW)
     if d.kind == "VIEWS":
         rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)

@@ -43,11 +43,11 @@ def expand_views(
     ctx: SqlContext,
     depth: int = 0,
     found: dict[tuple[str, ...], View | None] | None = None,
-    functions: user_functions.Lookup | None = None,
+    functions: user_functions.Functions | None = None,
 ) -> exp.Expression:
     """Inlines every view the query references (and views those views reference). `found`: the
     lookups made so far (a query naming a table several times asks the metastore once)."""
-    functions = {} if functions is None else functions
+    functions = functions or user_functions.Functions(tables, ctx)
     found = {} if found is None else found
     for table, parts in views.references(tree, ctx):
         view = _view(tables, parts, found)
@@ -57,7 +57,7 @@ def expand_views(
             raise SqlCompilationError(f"View '{parts[2]}' references itself (or nests too deeply).")
         subquery = views.inline(table, view.query, parts[0], parts[1])
         # The view's own calls of user functions resolve in the view's schema.
-        user_functions.expand(tables, subquery.this, parts[0], parts[1], functions)
+        user_functions.expand(functions, subquery.this, parts[0], parts[1])
         view_ctx = SqlContext(parts[0], parts[1], ctx.values)
         expand_views(tables, subquery.this, view_ctx, depth + 1, found, functions)
     return tree
@@ -76,12 +76,12 @@ def translate(
     """Views inlined, then Snowflake -> DataFusion SQL. The parsed tree may be shared (parse
     cache): it is copied (~5 ms for a TPC-H query) only when a step here changes it."""
     found: dict[tuple[str, ...], View | None] = {}
-    functions: user_functions.Lookup = {}
+    functions = user_functions.Functions(tables, ctx)
     has_views = any(_view(tables, parts, found) for _, parts in views.references(tree, ctx))
-    calls_functions = user_functions.calls_any(tables, tree, ctx.database, ctx.schema, functions)
+    calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
     if has_views or calls_functions or has_system_functions(tree) or has_pivots(tree):
         tree = tree.copy()
-        user_functions.expand(tables, tree, ctx.database, ctx.schema, functions)
+        user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
         tree = system_functions(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))

@@ -15,13 +15,15 @@ from typing import Any
 
 from sqlglot import exp
 
-from embucket_py.catalog.routines import PROCEDURE, Routine
+from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import scripting, user_functions
+from embucket_py.engine import access, scripting, user_functions
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, UnknownProcedure, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import scripting as script
+from embucket_py.sql.context import SqlContext
 from embucket_py.sql.routines import CallDef, RoutineDef, anonymous_procedure_def, call_def
 from embucket_py.types import parse_sql_type
 
@@ -55,12 +57,15 @@ def _qualified(session: Session, parts: tuple[str, ...], what: str) -> tuple[str
 def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
     if d.language != "SQL":
         raise Unsupported(f"{d.kind.title()}s in {d.language} are not supported; LANGUAGE SQL is.")
-    # A body that does not parse fails now, not where it is used.
-    if d.kind == PROCEDURE:
+    if d.kind == PROCEDURE:  # a body that does not parse fails now, not when called
         script.parse_block(d.body)
-    else:
-        user_functions.parse_body(d.body, d.returns_table)
     database, schema, name = _qualified(session, d.parts, f"CREATE {d.kind}")
+    _require(tables, session, f"CREATE {d.kind}", database, schema)
+    if d.kind == FUNCTION:
+        # A function runs with its owner's rights: its creator must be able to read what it reads.
+        body = user_functions.qualified_body(d.body, d.returns_table, database, schema)
+        grants = tables.metastore.grants
+        access.check(grants, session, body, SqlContext(database, schema, {}), lambda on: True)
     routine = Routine(
         d.kind,
         database,
@@ -78,6 +83,17 @@ def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
     return status(f"Function {name} successfully created.")
 
 
+def _require(tables: Tables, session: Session, privilege: str, database: str, schema: str) -> None:
+    """Creating or dropping a routine needs CREATE PROCEDURE | FUNCTION on its schema (routines
+    have no owner of their own here: the schema's privileges stand for it); using one, USAGE."""
+    grants = tables.metastore.grants
+    access.require(
+        grants,
+        access.active_roles(grants, session),
+        access.Need(privilege, Securable("SCHEMA", database, schema)),
+    )
+
+
 def _named(
     session: Session, table: exp.Table, types: list[exp.Expression], what: str
 ) -> tuple[str, str, str, str]:
@@ -91,6 +107,7 @@ def drop(tables: Tables, session: Session, tree: exp.Drop) -> QueryResult:
     kind = str(tree.args["kind"]).upper()
     table = tree.this if isinstance(tree.this, exp.Table) else tree.args["tables"][0]
     database, schema, name, types = _named(session, table, tree.expressions, f"DROP {kind}")
+    _require(tables, session, f"CREATE {kind}", database, schema)
     tables.routines.drop(kind, database, schema, name, types, if_exists=bool(tree.args.get("exists")))
     return status(f"{name} successfully dropped.")
 
@@ -102,6 +119,7 @@ def describe(tables: Tables, session: Session, tree: exp.Describe) -> QueryResul
     table = target.this if isinstance(target, exp.Schema) else target
     types = target.expressions if isinstance(target, exp.Schema) else []
     database, schema, name, signature = _named(session, table, types, f"DESCRIBE {kind}")
+    _require(tables, session, "USAGE", database, schema)
     found = [p for p in tables.routines.list(kind, database, schema, name) if p.signature == signature]
     if not found:
         raise object_not_found(kind.title(), f"{database}.{schema}.{name}({signature})")
@@ -119,9 +137,15 @@ def describe(tables: Tables, session: Session, tree: exp.Describe) -> QueryResul
     return constant([("property", scripting.TEXT), ("value", scripting.TEXT)], rows, StatementType.DESCRIBE)
 
 
-def show_rows(kind: str, tables: Tables, schemas: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
-    """SHOW PROCEDURES / SHOW USER FUNCTIONS."""
+def show_rows(
+    kind: str, tables: Tables, session: Session, schemas: Iterator[tuple[str, str]]
+) -> Iterator[dict[str, Any]]:
+    """SHOW PROCEDURES / SHOW USER FUNCTIONS: those of the schemas the session's roles see."""
+    grants = tables.metastore.grants
+    roles = access.active_roles(grants, session)
     for database, schema in schemas:
+        if not access.visible(grants, roles, Securable("SCHEMA", database, schema)):
+            continue
         for p in tables.routines.list(kind, database, schema):
             required = sum(1 for a in p.arguments if a[2] is None)
             created = p.created_on or datetime.now(UTC)
@@ -154,6 +178,7 @@ def call(
     """CALL name(args): the procedure whose arguments fit, its body run with them bound."""
     d = call_def(text)
     database, schema, name = _qualified(session, d.parts, "CALL")
+    _require(tables, session, "USAGE", database, schema)
     given = len(d.arguments) + len(d.named)
     candidates = [p for p in tables.routines.list(PROCEDURE, database, schema, name) if p.takes(given)]
     if not candidates:

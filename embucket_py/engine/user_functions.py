@@ -13,38 +13,52 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.routines import FUNCTION, Routine
 from embucket_py.catalog.tables import Tables
+from embucket_py.engine import access
 from embucket_py.errors import InvalidArgumentTypes, SqlCompilationError
+from embucket_py.sql.context import SqlContext
 from embucket_py.sql.parse import parse
 
 # A function whose body calls functions that call it again never ends: refused.
 MAX_DEPTH = 16
 _POSITION_KEYS = ("line", "col", "start", "end")
 
-Lookup = dict[tuple[str, str, str], list[Routine]]
+
+class Functions:
+    """The user functions a statement's roles may call, looked up once per name: those of a
+    schema the roles see (a function runs with its owner's rights, checked when it was created)."""
+
+    def __init__(self, tables: Tables, ctx: SqlContext) -> None:
+        self.tables, self.ctx = tables, ctx
+        self._roles: set[str] | None = None  # the statement's, once a call is looked up
+        self._found: dict[tuple[str, str, str], list[Routine]] = {}
+
+    def named(self, database: str, schema: str, name: str) -> list[Routine]:
+        key = (database, schema, name)
+        if key not in self._found:
+            grants = self.tables.metastore.grants
+            if self._roles is None:
+                self._roles = access.context_roles(grants, self.ctx)
+            usable = access.visible(grants, self._roles, Securable("SCHEMA", database, schema))
+            self._found[key] = self.tables.routines.list(FUNCTION, *key) if usable else []
+        return self._found[key]
 
 
-def calls_any(
-    tables: Tables, tree: exp.Expression, database: str | None, schema: str | None, found: Lookup
-) -> bool:
+def calls_any(functions: Functions, tree: exp.Expression, database: str | None, schema: str | None) -> bool:
     """Whether the statement calls a user-defined function (only calls of functions sqlglot does
     not know are looked up: one metastore query per name)."""
-    return any(_resolve(tables, call, database, schema, found)[1] for call in tree.find_all(exp.Anonymous))
+    return any(_resolve(functions, call, database, schema)[1] for call in tree.find_all(exp.Anonymous))
 
 
 def expand(
-    tables: Tables,
-    tree: exp.Expression,
-    database: str | None,
-    schema: str | None,
-    found: Lookup,
-    depth: int = 0,
+    functions: Functions, tree: exp.Expression, database: str | None, schema: str | None, depth: int = 0
 ) -> None:
     """Replaces (in place) each call of a user-defined function in `tree`; names without a
     database or schema resolve in `database` / `schema`."""
     for call in list(tree.find_all(exp.Anonymous)):
-        node, routine = _resolve(tables, call, database, schema, found)
+        node, routine = _resolve(functions, call, database, schema)
         if routine is None:
             continue
         if depth >= MAX_DEPTH:
@@ -57,11 +71,11 @@ def expand(
         if table_call:
             holder = node.parent
             replacement = _table(routine, arguments, holder.args.get("alias"))
-            expand(tables, replacement.this, routine.database, routine.schema, found, depth + 1)
+            expand(functions, replacement.this, routine.database, routine.schema, depth + 1)
             holder.replace(replacement)
         else:
             replacement = _unplaced(_scalar(routine, arguments))
-            expand(tables, replacement, routine.database, routine.schema, found, depth + 1)
+            expand(functions, replacement, routine.database, routine.schema, depth + 1)
             # Where the call was written: the result column is named after that text.
             starts = [n.meta["start"] for n in node.walk() if "start" in n.meta]
             if starts:
@@ -70,7 +84,7 @@ def expand(
 
 
 def _resolve(
-    tables: Tables, call: exp.Anonymous, database: str | None, schema: str | None, found: Lookup
+    functions: Functions, call: exp.Anonymous, database: str | None, schema: str | None
 ) -> tuple[exp.Expression, Routine | None]:
     """The node the call stands as (`db.schema.f(...)` is a Dot chain) and the function it calls."""
     node: exp.Expression = call
@@ -85,10 +99,8 @@ def _resolve(
     key = tuple([*(database, schema)[: 3 - len(parts)], *parts])
     if len(key) != 3 or None in key:
         return node, None
-    if key not in found:
-        found[key] = tables.routines.list(FUNCTION, *key)  # type: ignore[arg-type]
+    routines = functions.named(*key)  # type: ignore[arg-type]
     given = len(call.expressions)
-    routines = found[key]  # type: ignore[index]
     fitting = next((r for r in routines if r.takes(given)), None)
     if routines and fitting is None:
         raise InvalidArgumentTypes(
@@ -134,17 +146,23 @@ def _expression(text: str) -> exp.Expression:
     return select.expressions[0]  # type: ignore[attr-defined,no-any-return]
 
 
-def _body(routine: Routine, arguments: dict[str, exp.Expression]) -> exp.Expression:
-    """The body parsed, its arguments replaced and its tables qualified with the function's schema."""
-    body = _unplaced(parse_body(routine.body, routine.returns_table))
+def qualified_body(text: str, returns_table: bool, database: str, schema: str) -> exp.Expression:
+    """A function's body parsed, the tables it names resolved in the function's schema."""
+    body = _unplaced(parse_body(text, returns_table))
     ctes = {_name(c.args["alias"].this) for c in body.find_all(exp.CTE) if c.args.get("alias")}
     for table in list(body.find_all(exp.Table)):
         if not isinstance(table.this, exp.Identifier) or _name(table.this) in ctes:
             continue
         if not table.args.get("db"):
-            table.set("db", _identifier(routine.schema))
+            table.set("db", _identifier(schema))
         if not table.args.get("catalog"):
-            table.set("catalog", _identifier(routine.database))
+            table.set("catalog", _identifier(database))
+    return body
+
+
+def _body(routine: Routine, arguments: dict[str, exp.Expression]) -> exp.Expression:
+    """The body, its arguments replaced by their values."""
+    body = qualified_body(routine.body, routine.returns_table, routine.database, routine.schema)
 
     def replace(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Column) and not node.table and _name(node.this) in arguments:

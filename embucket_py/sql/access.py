@@ -15,7 +15,18 @@ from embucket_py.errors import SyntaxError_, Unsupported
 
 # Privileges of two words (CREATE TABLE, MANAGE GRANTS): the first word and the seconds it takes.
 _TWO_WORDS = {
-    "CREATE": {"TABLE", "VIEW", "SCHEMA", "DATABASE", "ROLE", "USER", "STAGE", "FILE"},
+    "CREATE": {
+        "TABLE",
+        "VIEW",
+        "SCHEMA",
+        "DATABASE",
+        "ROLE",
+        "USER",
+        "STAGE",
+        "FILE",
+        "FUNCTION",
+        "PROCEDURE",
+    },
     "MANAGE": {"GRANTS"},
     "APPLY": {"MASKING"},
 }

@@ -194,3 +194,49 @@ def test_roles_users_and_login(server: Server, world: dict[str, str]) -> None:
         adm.execute("CREATE ROLE temp_role")
         assert adm.execute("DROP ROLE temp_role").fetchone() == ("TEMP_ROLE successfully dropped.",)
         assert _error(adm, "GRANT ROLE ACCOUNTADMIN TO ROLE SYSADMIN").errno == 3005  # a cycle
+
+
+def test_procedures_and_functions_follow_schema_privileges(server: Server) -> None:
+    """Creating a routine needs CREATE FUNCTION | PROCEDURE on its schema; a function runs with its
+    creator's rights, so the creator must read what it reads; using one needs to see the schema."""
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"ROUT_{tag}", f"DEV_{tag}", f"DEV_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE TABLE {db}.public.secret (v INT)")
+        adm.execute(f"INSERT INTO {db}.public.secret VALUES (42)")
+        adm.execute(f"CREATE FUNCTION {db}.public.admin_fn() RETURNS INT AS 'SELECT MAX(v) FROM secret'")
+        adm.execute(f"CREATE ROLE {role}")
+        adm.execute(f"CREATE USER {user} PASSWORD = 'pw-3' DEFAULT_ROLE = {role}")
+        adm.execute(f"GRANT ROLE {role} TO USER {user}")
+        with server.connect(user=user, password="pw-3") as conn:
+            cur = conn.cursor()
+            # The schema is invisible: its functions do not exist for this role.
+            assert _error(cur, f"SELECT {db}.public.admin_fn()").errno == 2140
+            assert _error(cur, f"CREATE FUNCTION {db}.public.f() RETURNS INT AS '1'").errno == 2003
+            adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+            adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+            # Seeing the schema is enough to call the admin's function (owner's rights) ...
+            assert cur.execute(f"SELECT {db}.public.admin_fn()").fetchone() == (42,)
+            # ... but not to create one there.
+            denied = _error(cur, f"CREATE FUNCTION {db}.public.f() RETURNS INT AS '1'")
+            assert (denied.errno, denied.sqlstate) == (3001, "42501")
+            denied = _error(cur, f"CREATE PROCEDURE {db}.public.p() RETURNS INT AS 'BEGIN RETURN 1; END'")
+            assert denied.errno == 3001
+            adm.execute(f"GRANT CREATE FUNCTION, CREATE PROCEDURE ON SCHEMA {db}.public TO ROLE {role}")
+            cur.execute(f"CREATE FUNCTION {db}.public.f() RETURNS INT AS '1'")
+            assert cur.execute(f"SELECT {db}.public.f()").fetchone() == (1,)
+            # A function may not read what its creator cannot.
+            denied = _error(
+                cur, f"CREATE FUNCTION {db}.public.peek() RETURNS INT AS 'SELECT MAX(v) FROM secret'"
+            )
+            assert denied.errno == 2003
+            # A procedure runs with the caller's rights: each statement is checked.
+            cur.execute(
+                f"CREATE PROCEDURE {db}.public.p() RETURNS INT LANGUAGE SQL "
+                "AS 'BEGIN RETURN (SELECT MAX(v) FROM secret); END'"
+            )
+            denied = _error(cur, f"CALL {db}.public.p()")
+            assert "Uncaught exception of type 'EXPRESSION_ERROR'" in denied.msg
+            assert cur.execute(f"SHOW USER FUNCTIONS IN SCHEMA {db}.public").fetchall()
