@@ -24,6 +24,7 @@ from embucket_py.errors import SqlCompilationError, UnknownProcedure, Unsupporte
 from embucket_py.sessions.session import Session
 from embucket_py.sql import scripting as script
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize
 from embucket_py.sql.routines import CallDef, RoutineDef, anonymous_procedure_def, call_def
 from embucket_py.types import parse_sql_type
 
@@ -98,7 +99,7 @@ def _named(
     session: Session, table: exp.Table, types: list[exp.Expression], what: str
 ) -> tuple[str, str, str, str]:
     """Database, schema, name and argument types of `name(type, ...)` in DROP / DESCRIBE."""
-    parts = tuple(p.name if p.quoted else p.name.upper() for p in table.parts)  # type: ignore[attr-defined]
+    parts = tuple(normalize(p) for p in table.parts)  # type: ignore[arg-type]
     database, schema, name = _qualified(session, parts, what)
     return database, schema, name, ", ".join(signature_type(t.sql(dialect="snowflake")) for t in types)
 

@@ -30,6 +30,7 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql import scripting as script
 from embucket_py.sql import scripting_tree as nodes
+from embucket_py.sql.names import normalize
 from embucket_py.sql.routines import call_def
 from embucket_py.types import NUMBER_38_0, SfType, arrow_field, parse_sql_type
 
@@ -526,13 +527,13 @@ class Interpreter:
                 return literal(self.lookup(name.upper(), Variable).value)
             if bare and isinstance(node, exp.Column) and node.find_ancestor(exp.Select) is tree:
                 if not node.table:
-                    slot = self.find(_name(node.this))
+                    slot = self.find(normalize(node.this))
                     if isinstance(slot, Variable):
                         return literal(slot.value)
                 elif not node.args.get("db"):
-                    slot = self.find(_name(node.args["table"]))
-                    if isinstance(slot, Record) and _name(node.this) in slot.values:
-                        return literal(slot.values[_name(node.this)])
+                    slot = self.find(normalize(node.args["table"]))
+                    if isinstance(slot, Record) and normalize(node.this) in slot.values:
+                        return literal(slot.values[normalize(node.this)])
             return node
 
         tree = tree.copy()
@@ -554,10 +555,6 @@ class Interpreter:
                 "STATEMENT_ERROR", SqlCompilationError(f"Undeclared {what} '{name}'.", code=904), self.at
             )
         return slot  # type: ignore[return-value]
-
-
-def _name(identifier: exp.Expression) -> str:
-    return identifier.name if getattr(identifier, "quoted", False) else identifier.name.upper()
 
 
 def _type(declared: str) -> exp.DataType:

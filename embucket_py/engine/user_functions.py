@@ -19,6 +19,7 @@ from embucket_py.catalog.tables import Tables
 from embucket_py.engine import access
 from embucket_py.errors import InvalidArgumentTypes, SqlCompilationError
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize
 from embucket_py.sql.parse import parse
 
 # A function whose body calls functions that call it again never ends: refused.
@@ -88,13 +89,13 @@ def _resolve(
 ) -> tuple[exp.Expression, Routine | None]:
     """The node the call stands as (`db.schema.f(...)` is a Dot chain) and the function it calls."""
     node: exp.Expression = call
-    parts = [_name(call.this) if isinstance(call.this, exp.Identifier) else call.name.upper()]
+    parts = [normalize(call.this) if isinstance(call.this, exp.Identifier) else call.name.upper()]
     parent = call.parent
     if isinstance(parent, exp.Dot) and parent.expression is call:
         qualifier = list(parent.this.flatten()) if isinstance(parent.this, exp.Dot) else [parent.this]
         if not all(isinstance(q, exp.Identifier) for q in qualifier) or len(qualifier) > 2:
             return node, None
-        parts = [_name(q) for q in qualifier] + parts
+        parts = [normalize(q) for q in qualifier] + parts
         node = parent
     key = tuple([*(database, schema)[: 3 - len(parts)], *parts])
     if len(key) != 3 or None in key:
@@ -109,13 +110,9 @@ def _resolve(
     return node, fitting
 
 
-def _name(identifier: exp.Expression) -> str:
-    return identifier.name if getattr(identifier, "quoted", False) else identifier.name.upper()
-
-
 def _arguments(routine: Routine, call: exp.Anonymous) -> dict[str, exp.Expression]:
     """Each argument's value, cast to its declared type (defaults for the ones left out)."""
-    named = {_name(a.this) if isinstance(a.this, exp.Identifier) else a.this.name.upper(): a.expression
+    named = {normalize(a.this) if isinstance(a.this, exp.Identifier) else a.this.name.upper(): a.expression
              for a in call.expressions if isinstance(a, exp.Kwarg)}  # fmt: skip
     positional = [a for a in call.expressions if not isinstance(a, exp.Kwarg)]
     values = {}
@@ -149,9 +146,9 @@ def _expression(text: str) -> exp.Expression:
 def qualified_body(text: str, returns_table: bool, database: str, schema: str) -> exp.Expression:
     """A function's body parsed, the tables it names resolved in the function's schema."""
     body = _unplaced(parse_body(text, returns_table))
-    ctes = {_name(c.args["alias"].this) for c in body.find_all(exp.CTE) if c.args.get("alias")}
+    ctes = {normalize(c.args["alias"].this) for c in body.find_all(exp.CTE) if c.args.get("alias")}
     for table in list(body.find_all(exp.Table)):
-        if not isinstance(table.this, exp.Identifier) or _name(table.this) in ctes:
+        if not isinstance(table.this, exp.Identifier) or normalize(table.this) in ctes:
             continue
         if not table.args.get("db"):
             table.set("db", _identifier(schema))
@@ -165,8 +162,8 @@ def _body(routine: Routine, arguments: dict[str, exp.Expression]) -> exp.Express
     body = qualified_body(routine.body, routine.returns_table, routine.database, routine.schema)
 
     def replace(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and not node.table and _name(node.this) in arguments:
-            return exp.Paren(this=arguments[_name(node.this)].copy())
+        if isinstance(node, exp.Column) and not node.table and normalize(node.this) in arguments:
+            return exp.Paren(this=arguments[normalize(node.this)].copy())
         return node
 
     return body.transform(replace, copy=False)
@@ -210,7 +207,7 @@ def _returned_columns(routine: Routine) -> list[tuple[str, exp.DataType]]:
     (create,) = parse(f"CREATE TABLE t {routine.returns.strip()[len('TABLE') :].strip()}")
     schema = create.this
     return [
-        (_name(c.this), c.args.get("kind") or exp.DataType.build("VARIANT", dialect="snowflake"))
+        (normalize(c.this), c.args.get("kind") or exp.DataType.build("VARIANT", dialect="snowflake"))
         for c in schema.expressions
         if isinstance(c, exp.ColumnDef)
     ]
