@@ -26,8 +26,9 @@ from embucket_py.types import MAX_VARCHAR, SfType
 
 log = logging.getLogger(__name__)
 
-# The generic compilation error code: what Unsupported and unmapped engine errors answer with.
-UNANSWERED_CODE = 2
+# The generic compilation error code (what Unsupported and unmapped engine errors answer with)
+# and 002140 Unknown function (a Snowflake function not here, or a name the user mistyped).
+UNANSWERED_CODES = (2, 2140)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def _one(
             query_id=query_id,
         )
     except SnowflakeError as e:
-        if e.code == UNANSWERED_CODE:
+        if e.code in UNANSWERED_CODES:
             # Unsupported statements and functions, and plans the engine refuses: the gaps a
             # client tool runs into, logged with their text so they are visible.
             reason = e.message.splitlines()[-1]
