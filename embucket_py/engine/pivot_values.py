@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from embucket_py.sql.transforms.variables import literal
+from embucket_py.sql.literals import literal
 
 # Runs a query (a Snowflake tree) and returns its rows.
 RunQuery = Callable[[exp.Expression], pa.Table]

@@ -18,7 +18,7 @@ from sqlglot import exp
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import access, scripting, user_functions
+from embucket_py.engine import access, scripting
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, UnknownProcedure, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
@@ -26,6 +26,7 @@ from embucket_py.sql import scripting as script
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize
 from embucket_py.sql.routines import CallDef, RoutineDef, anonymous_procedure_def, call_def
+from embucket_py.sql.user_functions import qualified_body
 from embucket_py.types import parse_sql_type
 
 # Argument types as SHOW PROCEDURES / USER FUNCTIONS and DROP name them.
@@ -64,7 +65,7 @@ def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
     _require(tables, session, f"CREATE {d.kind}", database, schema)
     if d.kind == FUNCTION:
         # A function runs with its owner's rights: its creator must be able to read what it reads.
-        body = user_functions.qualified_body(d.body, d.returns_table, database, schema)
+        body = qualified_body(d.body, d.returns_table, database, schema)
         grants = tables.metastore.grants
         access.check(grants, session, body, SqlContext(database, schema, {}), lambda on: True)
     routine = Routine(

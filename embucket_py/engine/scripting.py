@@ -11,12 +11,9 @@ comparisons and `||` over known values are folded in place (scripting_folding.py
 from __future__ import annotations
 
 import dataclasses
-import math
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
-from decimal import Decimal
 from typing import Protocol, TypeVar
 
 import pyarrow as pa
@@ -30,6 +27,7 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import binds as binding
 from embucket_py.sql import scripting as script
 from embucket_py.sql import scripting_tree as nodes
+from embucket_py.sql.literals import literal
 from embucket_py.sql.names import normalize
 from embucket_py.sql.routines import call_def
 from embucket_py.types import NUMBER_38_0, SfType, arrow_field, parse_sql_type
@@ -59,6 +57,10 @@ class Engine(Protocol):
 class Value:
     value: object
     type: SfType
+
+    def literal(self) -> exp.Expression:
+        """The value as a typed Snowflake literal, to bind into a parsed statement."""
+        return literal(self.value, self.type)
 
 
 @dataclass
@@ -439,8 +441,8 @@ class Interpreter:
     def bound_call(self, text: str) -> str:
         """A CALL with its arguments evaluated here (they may read this block's variables)."""
         d = call_def(text)
-        arguments = [literal(self.evaluate(a)).sql(dialect="snowflake") for a in d.arguments]
-        arguments += [f"{n} => {literal(self.evaluate(a)).sql(dialect='snowflake')}" for n, a in d.named]
+        arguments = [self.evaluate(a).literal().sql(dialect="snowflake") for a in d.arguments]
+        arguments += [f"{n} => {self.evaluate(a).literal().sql(dialect='snowflake')}" for n, a in d.named]
         return f"CALL {'.'.join(naming.quote(p) for p in d.parts)}({', '.join(arguments)})"
 
     def rows_of(self, text: str, using: tuple[Value, ...] = ()) -> Rows:
@@ -502,7 +504,7 @@ class Interpreter:
     def cast(self, value: Value, declared: str | None) -> Value:
         if not declared:
             return value
-        return self.evaluate(literal(value).sql(dialect="snowflake"), declared)
+        return self.evaluate(value.literal().sql(dialect="snowflake"), declared)
 
     def integer(self, value: Value) -> int:
         if value.value is None:
@@ -523,17 +525,17 @@ class Interpreter:
                     position += 0 if name else 1
                     if not 0 <= index < len(using):
                         raise BindError(f"Bind variable {name or '?'} not set.")
-                    return literal(using[index])
-                return literal(self.lookup(name.upper(), Variable).value)
+                    return using[index].literal()
+                return self.lookup(name.upper(), Variable).value.literal()
             if bare and isinstance(node, exp.Column) and node.find_ancestor(exp.Select) is tree:
                 if not node.table:
                     slot = self.find(normalize(node.this))
                     if isinstance(slot, Variable):
-                        return literal(slot.value)
+                        return slot.value.literal()
                 elif not node.args.get("db"):
                     slot = self.find(normalize(node.args["table"]))
                     if isinstance(slot, Record) and normalize(node.this) in slot.values:
-                        return literal(slot.values[normalize(node.this)])
+                        return slot.values[normalize(node.this)].literal()
             return node
 
         tree = tree.copy()
@@ -588,28 +590,3 @@ def _materialized(result: QueryResult) -> QueryResult:
 
 def _table_result(rows: Rows) -> QueryResult:
     return QueryResult([ResultColumn(n, t) for n, t in rows.columns], rows.table.to_batches())
-
-
-def literal(value: Value) -> exp.Expression:
-    """A value as a typed Snowflake literal, to bind into a parsed statement."""
-    v, t = value.value, value.type
-    if v is None:
-        return exp.cast(exp.Null(), _type(t.sql))
-    if t.kind == "BOOLEAN" or isinstance(v, bool):
-        return exp.Boolean(this=bool(v))
-    if t.kind == "FIXED" and isinstance(v, int) and -(1 << 63) <= v < (1 << 63):
-        return exp.Literal.number(v) if v >= 0 else exp.Neg(this=exp.Literal.number(-v))
-    if t.kind == "FIXED" and isinstance(v, int | Decimal):
-        return exp.cast(exp.Literal.string(format(Decimal(v), "f")), _type(t.sql))
-    if t.kind == "REAL" and isinstance(v, float):
-        text = exp.Literal.number(repr(v)) if math.isfinite(v) else exp.Literal.string(repr(v))
-        return exp.cast(text, _type("DOUBLE"))
-    if t.kind == "BINARY" and isinstance(v, bytes):
-        return exp.HexString(this=v.hex())
-    if isinstance(v, datetime | date | time):
-        text = v.isoformat(sep=" ") if isinstance(v, datetime) else v.isoformat()
-        return exp.cast(exp.Literal.string(text), _type(t.sql))
-    if t.kind in ("VARIANT", "OBJECT", "ARRAY"):
-        parsed = exp.func("PARSE_JSON", exp.Literal.string(str(v)))
-        return parsed if t.kind == "VARIANT" else exp.cast(parsed, _type(t.kind))
-    return exp.Literal.string(str(v))

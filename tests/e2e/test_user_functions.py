@@ -39,6 +39,12 @@ def test_documented_scalar_functions(purchases: Any) -> None:
     )
     assert purchases.execute("SELECT profit()").fetchone() == (Decimal("530.00"),)
     assert (purchases.description[0].precision, purchases.description[0].scale) == (11, 2)
+    # A body may be any query that gives one value, a WITH query too.
+    purchases.execute(
+        "CREATE FUNCTION best_sale() RETURNS NUMBER(7, 2) AS "
+        "$$ WITH s AS (SELECT retail_price FROM purchases) SELECT MAX(retail_price) FROM s $$"
+    )
+    assert purchases.execute("SELECT best_sale()").fetchone() == (Decimal("200.00"),)
 
 
 def test_arguments_are_cast_named_defaulted_and_nested(cur: Any) -> None:

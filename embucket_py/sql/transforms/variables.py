@@ -5,13 +5,12 @@ https://docs.snowflake.com/en/sql-reference/session-variables
 
 from __future__ import annotations
 
-import datetime as dt
-from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError
+from embucket_py.sql.literals import literal
 
 # Snowflake's answer to an unset variable: 002211 (02000) "Session variable '$X' does not exist".
 # https://docs.snowflake.com/en/sql-reference/session-variables#using-variables-in-sql
@@ -25,28 +24,6 @@ def unknown_variable(name: str) -> SqlCompilationError:
         code=UNKNOWN_VARIABLE_CODE,
         sqlstate=UNKNOWN_VARIABLE_SQLSTATE,
     )
-
-
-def literal(value: Any) -> exp.Expression:
-    """A Snowflake literal (cast where the type is not implied) holding a variable's value."""
-    if value is None:
-        return exp.Null()
-    if isinstance(value, bool):
-        return exp.Boolean(this=value)
-    if isinstance(value, int | Decimal):
-        return exp.Literal.number(str(value))
-    if isinstance(value, float):
-        return exp.cast(exp.Literal.number(repr(value)), exp.DataType.Type.DOUBLE)
-    if isinstance(value, dt.datetime):
-        kind = exp.DataType.Type.TIMESTAMPTZ if value.tzinfo else exp.DataType.Type.TIMESTAMP
-        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), kind)
-    if isinstance(value, dt.date):
-        return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.Type.DATE)
-    if isinstance(value, dt.time):
-        return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.Type.TIME)
-    if isinstance(value, bytes):
-        return exp.cast(exp.Literal.string(value.hex()), exp.DataType.Type.BINARY)
-    return exp.Literal.string(str(value))
 
 
 def _lookup(name: str, values: dict[str, Any]) -> Any:
