@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
+
+import pytest
+from snowflake.connector.errors import ProgrammingError
 
 
 def test_variant_column_round_trips_and_reads_back_typed(cur: Any) -> None:
@@ -128,3 +132,63 @@ def test_binary_inside_a_variant_is_its_hex_digits(cur: Any) -> None:
     cur.execute("SELECT ARRAY_CONSTRUCT(v, 1), OBJECT_CONSTRUCT('b', v) FROM raw_bytes")
     array, obj = cur.fetchone()
     assert (json.loads(array), json.loads(obj)) == (["FFFE", 1], {"b": "FFFE"})
+
+
+def test_a_json_number_becomes_a_timestamp_as_an_epoch_instant(cur: Any) -> None:
+    """The documented example (TO_TIMESTAMP, usage notes): a VARIANT holding 0 is the instant
+    1970-01-01 00:00:00 UTC, shown as a wall clock in the session's zone, while the number 0
+    itself is the UTC wall clock. https://docs.snowflake.com/en/sql-reference/functions/to_timestamp"""
+    cur.execute("ALTER SESSION SET TIMEZONE = 'America/Los_Angeles'")
+    cur.execute("SELECT 0::TIMESTAMP_NTZ, PARSE_JSON(0)::TIMESTAMP_NTZ, PARSE_JSON(0)::INT::TIMESTAMP_NTZ")
+    assert cur.fetchone() == (dt.datetime(1970, 1, 1), dt.datetime(1969, 12, 31, 16), dt.datetime(1970, 1, 1))
+    cur.execute(
+        "SELECT TO_TIMESTAMP_NTZ(0), TO_TIMESTAMP_NTZ(PARSE_JSON(0)), TO_TIMESTAMP_NTZ(PARSE_JSON(0)::INT)"
+    )
+    assert cur.fetchone() == (dt.datetime(1970, 1, 1), dt.datetime(1969, 12, 31, 16), dt.datetime(1970, 1, 1))
+    # Epoch fields of ingested JSON, strings inside a VARIANT, LTZ and TRY_ forms.
+    cur.execute("CREATE TABLE events (v VARIANT)")
+    cur.execute(
+        """INSERT INTO events SELECT PARSE_JSON('{"ms": 1700000000000, "s": "2024-01-02 03:04:05"}')"""
+    )
+    cur.execute("SELECT v:ms::TIMESTAMP_NTZ, v:s::TIMESTAMP_NTZ, TO_TIMESTAMP_LTZ(v:ms) FROM events")
+    ntz, text, ltz = cur.fetchone()
+    assert (ntz, text) == (dt.datetime(2023, 11, 14, 14, 13, 20), dt.datetime(2024, 1, 2, 3, 4, 5))
+    assert ltz == dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=dt.UTC)
+    assert cur.execute("SELECT TRY_CAST(PARSE_JSON('true') AS TIMESTAMP_NTZ)").fetchone() == (None,)
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("SELECT PARSE_JSON('[1]')::TIMESTAMP_NTZ")
+    assert (info.value.errno, info.value.sqlstate) == (100035, "22007")
+
+
+def test_generate_column_description_formats_infer_schema_rows(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/generate_column_description"""
+    rows = json.dumps(
+        [
+            {"COLUMN_NAME": "country", "TYPE": "VARIANT", "EXPRESSION": "$1:country::VARIANT"},
+            {"COLUMN_NAME": "continent", "TYPE": "TEXT", "EXPRESSION": "$1:continent::TEXT"},
+        ]
+    )
+    cur.execute(
+        f"SELECT GENERATE_COLUMN_DESCRIPTION(PARSE_JSON('{rows}'), 'table'), "
+        f"GENERATE_COLUMN_DESCRIPTION(PARSE_JSON('{rows}'), 'external_table'), "
+        f"GENERATE_COLUMN_DESCRIPTION(PARSE_JSON('{rows}'), 'view'), "
+        'GENERATE_COLUMN_DESCRIPTION(PARSE_JSON(\'[{"COLUMN_NAME": "a", "TYPE": "TEXT"}]\'), '
+        "'external_table')"
+    )
+    assert cur.fetchone() == (
+        '"country" VARIANT,\n"continent" TEXT',
+        '"country" VARIANT AS ($1:country::VARIANT),\n"continent" TEXT AS ($1:continent::TEXT)',
+        '"country" ,\n"continent" ',
+        '"a" TEXT AS (null)',
+    )
+    # The output is a column list a CREATE TABLE takes as it is.
+    columns = cur.execute(f"SELECT GENERATE_COLUMN_DESCRIPTION(PARSE_JSON('{rows}'), 'table')").fetchone()[0]
+    cur.execute(f"CREATE TABLE inferred ({columns})")
+    # A quoted all-lower-case name shows as upper case here (embucket_py/naming.py says why).
+    assert [r[:2] for r in cur.execute("DESCRIBE TABLE inferred").fetchall()] == [
+        ("COUNTRY", "VARIANT"),
+        ("CONTINENT", "VARCHAR(16777216)"),
+    ]
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("SELECT GENERATE_COLUMN_DESCRIPTION(PARSE_JSON('[]'), 'schema')")
+    assert "Invalid object type 'schema'" in info.value.msg

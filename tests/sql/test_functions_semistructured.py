@@ -19,6 +19,20 @@ def test_path_access_and_string_cast() -> None:
     )
 
 
+def test_a_variant_becomes_a_timestamp_by_reading_its_json() -> None:
+    # A cast and TO_TIMESTAMP_* alike: a JSON number is an epoch instant, so the UDF sees the JSON.
+    validate(
+        "SELECT v:a::TIMESTAMP_NTZ, TO_TIMESTAMP_NTZ(v:a), TRY_TO_TIMESTAMP_LTZ(PARSE_JSON('0')) FROM t",
+        "SELECT sf_variant_to_timestamp(sf_get_path(\"v\", 'a'), 'America/Los_Angeles') "
+        'AS "v:a::timestamp_ntz", '
+        "sf_variant_to_timestamp(sf_get_path(\"v\", 'a'), 'America/Los_Angeles') "
+        'AS "to_timestamp_ntz(v:a)", '
+        "sf_try_variant_to_instant(sf_parse_json('0'), 'America/Los_Angeles') "
+        'AS "try_to_timestamp_ltz(parse_json(\'0\'))" FROM "__t0" AS "t"',
+        schemas=VARIANT_TABLE,
+    )
+
+
 def test_quoted_key_keeps_its_quotes_in_the_path() -> None:
     sql = translate('SELECT v:"Quoted Key" FROM t').sql
     assert 'sf_get_path("v", \'"Quoted Key"\')' in sql

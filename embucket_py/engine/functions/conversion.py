@@ -6,10 +6,14 @@ https://docs.snowflake.com/en/sql-reference/functions/to_boolean
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pyarrow as pa
 import pyarrow.compute as pc
 from datafusion import SessionContext, udf
 
+from embucket_py.engine.functions.variant import MISSING, parsed
+from embucket_py.engine.functions.variant_values import dumps
 from embucket_py.errors import not_recognized
 
 _TS = pa.timestamp("us")
@@ -150,6 +154,38 @@ def parse_instants(values: pa.Array, zones: pa.Array, strict: bool) -> pa.Array:
     return micros.view(_UTC) if isinstance(micros, pa.Array) else pc.cast(micros, _UTC)
 
 
+def variant_timestamps(values: pa.Array, zones: pa.Array, instant: bool, strict: bool) -> pa.Array:
+    """VARIANT -> timestamp. A JSON number is an epoch instant (its unit by its size, as for
+    integer strings); as TIMESTAMP_NTZ it is that instant's wall clock in the session's zone, as on
+    Snowflake (`PARSE_JSON(0)::TIMESTAMP_NTZ` is 1969-12-31 16:00:00 in Los Angeles), while a
+    plain number or integer string gives the UTC wall clock. A JSON string converts as a string."""
+    items = parsed(values)
+    is_number = pa.array([_is_number(v) for v in items], pa.bool_())
+    strings = pa.array([v if isinstance(v, str) else None for v in items], pa.string())
+    if strict:
+        other = next(
+            (v for v in items if v not in (MISSING, None) and not isinstance(v, str) and not _is_number(v)),
+            None,
+        )
+        if other is not None:
+            raise not_recognized("TIMESTAMP_NTZ", dumps(other))
+    integers = pa.array([int(v) if _is_number(v) and v == int(v) else None for v in items], pa.int64())
+    micros = pc.coalesce(
+        _epoch_micros(integers),
+        pa.array([round(float(v) * 1_000_000) if _is_number(v) else None for v in items], pa.int64()),
+    )
+    epochs = micros.view(_UTC)
+    zone = zones[0].as_py() if len(zones) else "UTC"
+    if instant:
+        return pc.if_else(is_number, epochs, parse_instants(strings, zones, strict))
+    walls = pc.local_timestamp(pc.cast(epochs, pa.timestamp("us", tz=zone)))
+    return pc.if_else(is_number, walls, parse_timestamps(strings, strict))
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
 _UDFS = [
     udf(
         lambda v, z: parse_instants(v, z, True),
@@ -167,6 +203,34 @@ _UDFS = [
     ),
     udf(lambda v: parse_timestamps(v, True), [pa.string()], _TS, "immutable", "sf_to_timestamp"),
     udf(lambda v: parse_timestamps(v, False), [pa.string()], _TS, "immutable", "sf_try_to_timestamp"),
+    udf(
+        lambda v, z: variant_timestamps(v, z, False, True),
+        [pa.string(), pa.string()],
+        _TS,
+        "immutable",
+        "sf_variant_to_timestamp",
+    ),
+    udf(
+        lambda v, z: variant_timestamps(v, z, False, False),
+        [pa.string(), pa.string()],
+        _TS,
+        "immutable",
+        "sf_try_variant_to_timestamp",
+    ),
+    udf(
+        lambda v, z: variant_timestamps(v, z, True, True),
+        [pa.string(), pa.string()],
+        _UTC,
+        "immutable",
+        "sf_variant_to_instant",
+    ),
+    udf(
+        lambda v, z: variant_timestamps(v, z, True, False),
+        [pa.string(), pa.string()],
+        _UTC,
+        "immutable",
+        "sf_try_variant_to_instant",
+    ),
     udf(lambda v: parse_booleans(v, True), [pa.string()], pa.bool_(), "immutable", "sf_to_boolean"),
     udf(lambda v: parse_booleans(v, False), [pa.string()], pa.bool_(), "immutable", "sf_try_to_boolean"),
 ]

@@ -26,7 +26,7 @@ from embucket_py.engine.functions.variant_values import (
     texts,
     type_name,
 )
-from embucket_py.errors import InvalidJson
+from embucket_py.errors import ExecutionError, InvalidJson
 
 # A SQL NULL slot, as opposed to a JSON null (None) inside a value.
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
@@ -204,6 +204,47 @@ def _as_json(kind: str) -> Callable[[pa.Array], pa.Array]:
         return variant_out([v if v is not MISSING and check(v) else MISSING for v in parsed(array)])
 
     return run
+
+
+_COLUMN_FORMATS = {
+    "TABLE": '"{name}" {type}',
+    "EXTERNAL_TABLE": '"{name}" {type} AS ({expression})',
+    "VIEW": '"{name}" ',
+}
+
+
+def _column_description(columns: pa.Array, kinds: pa.Array) -> pa.Array:
+    """GENERATE_COLUMN_DESCRIPTION: INFER_SCHEMA's rows (objects with COLUMN_NAME, TYPE and
+    EXPRESSION) as the column list of a CREATE TABLE | EXTERNAL TABLE | VIEW, one per line.
+    https://docs.snowflake.com/en/sql-reference/functions/generate_column_description"""
+    out: list[str | None] = []
+    for value, kind in zip(parsed(columns), texts(kinds), strict=True):
+        if value is MISSING or kind is None:
+            out.append(None)
+            continue
+        line = _COLUMN_FORMATS.get(kind.strip().upper())
+        if line is None:
+            raise ExecutionError(
+                f"Invalid object type '{kind}' for GENERATE_COLUMN_DESCRIPTION: "
+                "expected 'table', 'external_table' or 'view'."
+            )
+        if not isinstance(value, list) or not all(isinstance(c, dict) for c in value):
+            raise ExecutionError("GENERATE_COLUMN_DESCRIPTION expects an array of INFER_SCHEMA objects.")
+        out.append(
+            ",\n".join(
+                line.format(
+                    name=str(c.get("COLUMN_NAME", "")).replace('"', '""'),
+                    type=_text_or_null(c.get("TYPE")),
+                    expression=_text_or_null(c.get("EXPRESSION")),
+                )
+                for c in value
+            )
+        )
+    return pa.array(out, UTF8)
+
+
+def _text_or_null(value: Any) -> str:
+    return "null" if value is None else str(value)
 
 
 def _typeof(array: pa.Array) -> pa.Array:
@@ -438,6 +479,7 @@ UDFS = [
     make_udf("sf_as_array", _as_json("ARRAY"), [UTF8], A),
     make_udf("sf_as_object", _as_json("OBJECT"), [UTF8], OBJ),
     make_udf("sf_typeof", _typeof, [UTF8], UTF8),
+    make_udf("sf_generate_column_description", _column_description, [UTF8, UTF8], UTF8),
     make_udf("sf_is", _is, [UTF8, UTF8], pa.bool_()),
     make_udf("sf_variant_tag", _tag, [UTF8], V),
     make_udf("sf_strip_null_value", _strip_null_value, [UTF8], V),

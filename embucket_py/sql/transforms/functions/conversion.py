@@ -10,6 +10,7 @@ import re
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.transforms.functions.semistructured import SEMI_TYPES
 from embucket_py.sql.transforms.functions.temporal import (
     call,
     cast,
@@ -45,6 +46,10 @@ def _target(node: exp.Expression, tz: bool) -> exp.Expression:
 def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
     """TO_TIMESTAMP_* of one argument: strings are auto-detected (ISO forms, epoch numbers). For
     LTZ/TZ a wall clock (NTZ, DATE, a string without offset) is read in the session's time zone."""
+    if _semi_structured(value):
+        # As a cast: the semi-structured rewrite, which runs next, converts it (variant_timestamp).
+        to = exp.DataType.build("TIMESTAMP_LTZ" if tz else "TIMESTAMP_NTZ", dialect="snowflake")
+        return (exp.TryCast if safe else exp.Cast)(this=value, to=to)
     kind = kind_of(value)
     if kind == "timestamptz" or (kind == "timestamp" and not tz):
         return _target(value, tz)
@@ -59,6 +64,15 @@ def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
         return call(parse, cast(value, "VARCHAR"), string(zone_name(session_timezone())))
     parse = "sf_try_to_timestamp" if safe else "sf_to_timestamp"
     return _target(call(parse, cast(value, "VARCHAR")), tz)
+
+
+def _semi_structured(node: exp.Expression) -> bool:
+    """A VARIANT as the SQL shows it (before the semi-structured rewrite): PARSE_JSON, a path, ..."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Cast):
+        return node.to.this in SEMI_TYPES
+    return isinstance(node, exp.ParseJSON | exp.JSONExtract | exp.GetExtract | exp.ToVariant)
 
 
 def _epoch(value: exp.Expression, scale: int, tz: bool) -> exp.Expression:

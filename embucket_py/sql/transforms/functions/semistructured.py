@@ -17,6 +17,7 @@ from sqlglot import exp
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import active
 from embucket_py.sql.transforms.functions.column_kinds import is_binary, may_be_semi_structured
+from embucket_py.sql.transforms.functions.zones import session_timezone, zone_name
 
 # UDFs whose result is a VARIANT, OBJECT or ARRAY (JSON text tagged with its type).
 VARIANT_UDFS = frozenset(
@@ -68,6 +69,13 @@ VARIANT_UDFS = frozenset(
     }
 )
 SEMI_TYPES = (exp.DType.VARIANT, exp.DType.OBJECT, exp.DType.ARRAY)
+_TIMESTAMP_TYPES = (
+    exp.DType.TIMESTAMP,
+    exp.DType.TIMESTAMPNTZ,
+    exp.DType.DATETIME,
+    exp.DType.TIMESTAMPLTZ,
+    exp.DType.TIMESTAMPTZ,
+)
 TAG_KEY = "embucket.sftype"
 
 
@@ -256,6 +264,8 @@ def _anonymous(node: exp.Anonymous) -> exp.Expression:
         return _struct(exp.JSONObject(expressions=args))
     if name == "JSON_EXTRACT_PATH_TEXT":
         return call("sf_json_extract_path_text", args[0], args[1])
+    if name == "GENERATE_COLUMN_DESCRIPTION" and len(args) == 2:
+        return call("sf_generate_column_description", args[0], cast(args[1], "VARCHAR"))
     return node
 
 
@@ -301,20 +311,30 @@ def _cast(node: exp.Cast) -> exp.Expression:
         if is_variant(inner):
             return call(name, inner, lit("Utf8"))
         return typed(name, inner)
-    target_is_text = to.this in exp.DataType.TEXT_TYPES
     if is_variant(inner):
-        converted = text(inner)
-        return converted if target_is_text else node.__class__(this=converted, to=to)
+        return _from_variant(node, inner)
     if isinstance(inner, exp.Column) and may_be_semi_structured(inner, active()):
         # The column may be a VARIANT (its tag says so at run time): only then unquote it.
         tagged = exp.In(
             this=call("arrow_metadata", inner.copy(), lit(TAG_KEY)),
             expressions=[lit(k) for k in ("VARIANT", "OBJECT", "ARRAY")],
         )
-        as_text = text(inner.copy())
-        then = as_text if target_is_text else node.__class__(this=as_text, to=to.copy())
-        return exp.Case(ifs=[exp.If(this=tagged, true=then)], default=node)
+        return exp.Case(ifs=[exp.If(this=tagged, true=_from_variant(node, inner.copy()))], default=node)
     return node
+
+
+def _from_variant(node: exp.Cast, inner: exp.Expression) -> exp.Expression:
+    """CAST(<VARIANT> AS <type>): its text, cast; a timestamp reads a JSON number as an epoch."""
+    to = node.to
+    if to.this in exp.DataType.TEXT_TYPES:
+        return text(inner)
+    if to.this in _TIMESTAMP_TYPES:
+        # A JSON number is an epoch instant (engine/functions/conversion.variant_timestamps).
+        instant = to.this in (exp.DType.TIMESTAMPLTZ, exp.DType.TIMESTAMPTZ)
+        name = f"sf_{'try_' if isinstance(node, exp.TryCast) else ''}variant_to_"
+        name += "instant" if instant else "timestamp"
+        return call(name, inner, lit(zone_name(session_timezone())))
+    return node.__class__(this=text(inner), to=to.copy())
 
 
 _ORDERING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
