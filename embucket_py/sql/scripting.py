@@ -491,9 +491,9 @@ class Parser:
         text = self.until()
         end = self.i
         self.semicolon()
-        if first not in ("SELECT", "WITH"):
+        if first not in ("SELECT", "WITH", "CALL"):
             return Sql(at, text)
-        # SELECT ... INTO :a, :b [FROM ...]: the clause is cut, its names kept.
+        # SELECT ... INTO :a, :b [FROM ...] and CALL p(...) INTO :r: the clause is cut, its names kept.
         depth = 0
         for j in range(start, end):
             token = self.tokens[j]

@@ -370,6 +370,9 @@ $$"""
     assert cur.fetchall() == [(2, "bob")]
     # A block calls a procedure with its own variables.
     assert one(cur, "DECLARE x INT DEFAULT 3; BEGIN CALL area(:x); RETURN SQLROWCOUNT; END") == 1
+    # CALL ... INTO keeps the procedure's value.
+    block = "DECLARE r VARCHAR; BEGIN CALL area(1, 'unit') INTO :r; RETURN 'got ' || r; END"
+    assert one(cur, block) == "got unit=3.14"
     cur.execute("SHOW PROCEDURES")
     shown = {row[1]: row for row in cur.fetchall()}
     assert shown["AREA"][8] == "AREA(FLOAT, VARCHAR) RETURN VARCHAR"

@@ -76,6 +76,8 @@ def test_select_into_is_cut_from_the_statement() -> None:
     assert block.body == (nodes.Sql((1, 6), "SELECT 1, 'Alice' FROM t WHERE a = :x", ("V_ID", "V_NAME")),)
     block, _, _ = s.parse_block("BEGIN INSERT INTO t SELECT 1; END")
     assert block.body == (nodes.Sql((1, 6), "INSERT INTO t SELECT 1"),)
+    block, _, _ = s.parse_block("BEGIN CALL p(1, (SELECT 2)) INTO :r; END")
+    assert block.body == (nodes.Sql((1, 6), "CALL p(1, (SELECT 2))", ("R",)),)
 
 
 def test_execute_immediate_cursors_and_resultsets() -> None:
