@@ -47,6 +47,8 @@ class DataFusion(Postgres):
     class Generator(Postgres.Generator):
         # DataFusion has TRY_CAST; Postgres's generator would turn it into a CAST.
         TRANSFORMS = {k: v for k, v in Postgres.Generator.TRANSFORMS.items() if k is not exp.TryCast}
+        # Postgres writes XOR as `#`, which DataFusion does not parse; its XOR is `^`.
+        TRANSFORMS[exp.BitwiseXor] = lambda self, e: self.binary(e, "^")
 
         def datatype_sql(self, expression: exp.DataType) -> str:
             sf = snowflake_type(expression)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -63,3 +64,53 @@ def test_data_generation(cur: Any) -> None:
     assert all(isinstance(r[3], int) for r in rows)
     # https://docs.snowflake.com/en/sql-reference/functions/uuid_string (v5 example)
     assert rows[0][4] == "dc0b6f65-fca6-5b4b-9d37-ccc3fde1f3e2"
+
+
+def test_max_by_and_min_by(cur: Any) -> None:
+    """The documented example: https://docs.snowflake.com/en/sql-reference/functions/max_by"""
+    cur.execute("CREATE TABLE employees (employee_id INT, department_id INT, salary NUMBER(10, 2))")
+    cur.execute(
+        "INSERT INTO employees VALUES (1001, 10, 10000), (1020, 10, 9000), (1030, 10, 8000), "
+        "(900, 20, 15000), (2000, 20, NULL), (2010, 20, 15000), (2020, 20, 8000)"
+    )
+    dept10 = "FROM employees WHERE department_id = 10"
+    assert cur.execute(
+        f"SELECT MAX_BY(employee_id, salary), MIN_BY(employee_id, salary) {dept10}"
+    ).fetchone() == (
+        1001,
+        1030,
+    )
+    first3, last3 = cur.execute(
+        f"SELECT MAX_BY(employee_id, salary, 3), MIN_BY(employee_id, salary, 3) {dept10}"
+    ).fetchone()
+    assert (json.loads(first3), json.loads(last3)) == ([1001, 1020, 1030], [1030, 1020, 1001])
+    # A NULL salary never wins; none at all gives NULL.
+    assert (
+        json.loads(
+            cur.execute(
+                "SELECT MIN_BY(employee_id, salary, 5) FROM employees WHERE department_id = 20"
+            ).fetchone()[0]
+        )[0]
+        == 2020
+    )
+    assert cur.execute(
+        "SELECT MAX_BY(employee_id, salary) FROM employees WHERE salary IS NULL"
+    ).fetchone() == (None,)
+
+
+def test_higher_moments_beside_the_plain_aggregates(cur: Any) -> None:
+    # KURTOSIS / SKEW are built from AVG, VAR_SAMP, STDDEV: beside the query's own, no clash.
+    cur.execute(
+        "SELECT AVG(x), VARIANCE(x), STDDEV(x), KURTOSIS(x), SKEW(x) "
+        "FROM VALUES (1), (2), (3), (4), (10) t(x)"
+    )
+    avg, var, std, kurtosis, skew = cur.fetchone()
+    assert (float(avg), var) == (4.0, 12.5)
+    assert std == pytest.approx(3.5355339)
+    # Excel's KURT and SKEW, which Snowflake's follow, worked out here from the deviations.
+    deviations, n = [-3, -2, -1, 0, 6], 5
+    assert kurtosis == pytest.approx(
+        n * (n + 1) / ((n - 1) * (n - 2) * (n - 3)) * sum(d**4 for d in deviations) / var**2
+        - 3 * (n - 1) ** 2 / ((n - 2) * (n - 3))
+    )
+    assert skew == pytest.approx(n / ((n - 1) * (n - 2)) * sum(d**3 for d in deviations) / var**1.5)

@@ -44,3 +44,17 @@ def test_division_by_zero_is_an_error(cur: Any) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
         cur.execute("SELECT a / b FROM nums")
     assert info.value.errno == 100051
+
+
+def test_bitwise_functions(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/bitxor (BITNOT, GETBIT alike)"""
+    row = cur.execute(
+        "SELECT BITXOR(12, 10), BITNOT(12), BITNOT(-1), GETBIT(11, 3), GETBIT(11, 2), BITAND(12, 10)"
+    )
+    assert row.fetchone() == (6, -13, 0, 1, 0, 8)
+    cur.execute("CREATE TABLE bits (a INT, b INT)")
+    cur.execute("INSERT INTO bits VALUES (5, 3), (NULL, 1)")
+    assert cur.execute("SELECT BITXOR(a, b), BITNOT(a) FROM bits ORDER BY a").fetchall() == [
+        (6, -6),
+        (None, None),
+    ]

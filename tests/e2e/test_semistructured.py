@@ -192,3 +192,45 @@ def test_generate_column_description_formats_infer_schema_rows(cur: Any) -> None
     with pytest.raises(ProgrammingError) as info:
         cur.execute("SELECT GENERATE_COLUMN_DESCRIPTION(PARSE_JSON('[]'), 'schema')")
     assert "Invalid object type 'schema'" in info.value.msg
+
+
+def test_arrays_zip(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/arrays_zip"""
+    cur.execute(
+        "SELECT ARRAYS_ZIP([1, 2, 3], ['first', 'second', 'third'], ['i', 'ii', 'iii']) AS zipped_arrays"
+    )
+    assert json.loads(cur.fetchone()[0]) == [
+        {"$1": 1, "$2": "first", "$3": "i"},
+        {"$1": 2, "$2": "second", "$3": "ii"},
+        {"$1": 3, "$2": "third", "$3": "iii"},
+    ]
+    assert cur.description[0].type_code == 10  # ARRAY
+    # Shorter arrays and NULL elements give JSON null; a NULL array gives NULL.
+    cur.execute(
+        'SELECT ARRAYS_ZIP([1, 2], [NULL]), ARRAYS_ZIP([1], NULL), ARRAYS_ZIP([1, 2], [3, 4])[1]:"$2"'
+    )
+    zipped, nothing, element = cur.fetchone()
+    assert json.loads(zipped) == [{"$1": 1, "$2": None}, {"$1": 2, "$2": None}]
+    assert (nothing, element) == (None, "4")
+
+
+def test_split_to_table_and_strtok_split_to_table(cur: Any) -> None:
+    """The documented examples: https://docs.snowflake.com/en/sql-reference/functions/split_to_table"""
+    cur.execute("SELECT table1.value FROM TABLE(SPLIT_TO_TABLE('a.b', '.')) AS table1 ORDER BY table1.value")
+    assert cur.fetchall() == [("a",), ("b",)]
+    cur.execute("CREATE TABLE splittable (v VARCHAR)")
+    cur.execute("INSERT INTO splittable (v) VALUES ('a.b.c'), ('d'), (''), (NULL)")
+    cur.execute("SELECT * FROM splittable, LATERAL SPLIT_TO_TABLE(splittable.v, '.') ORDER BY SEQ, INDEX")
+    assert [d.name for d in cur.description] == ["V", "SEQ", "INDEX", "VALUE"]
+    assert cur.fetchall() == [
+        ("a.b.c", 1, 1, "a"),
+        ("a.b.c", 1, 2, "b"),
+        ("a.b.c", 1, 3, "c"),
+        ("d", 2, 1, "d"),
+        ("", 3, 1, ""),
+    ]
+    # STRTOK_SPLIT_TO_TABLE: any of the delimiter characters, empty tokens dropped.
+    cur.execute("SELECT index, value FROM TABLE(STRTOK_SPLIT_TO_TABLE('a.b,,c', '.,')) ORDER BY index")
+    assert cur.fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+    cur.execute("SELECT value FROM TABLE(STRTOK_SPLIT_TO_TABLE('  hello   world '))")
+    assert sorted(cur.fetchall()) == [("hello",), ("world",)]

@@ -124,6 +124,27 @@ def _arrays(array: pa.Array) -> list[Any]:
     return out
 
 
+def _zip(lists: pa.Array) -> pa.Array:
+    """ARRAYS_ZIP over make_array(array, ...): the n-th object holds each array's n-th element
+    under "$1", "$2", ... (JSON null past a shorter array's end); NULL when any array is NULL.
+    Empty arrays give one empty object, as on Snowflake.
+    https://docs.snowflake.com/en/sql-reference/functions/arrays_zip"""
+    out: list[Any] = []
+    for items in lists.to_pylist():
+        arrays = [MISSING if t is None else loads(t) for t in items or []]
+        if any(a is MISSING for a in arrays):
+            out.append(MISSING)
+            continue
+        if not all(isinstance(a, list) for a in arrays):
+            raise ValueError("Invalid argument types: ARRAYS_ZIP expects arrays")
+        length = max((len(a) for a in arrays), default=0)
+        out.append(
+            [{f"${k + 1}": a[i] if i < len(a) else None for k, a in enumerate(arrays)} for i in range(length)]
+            or [{}]
+        )
+    return variant_out(out)
+
+
 def _elements(array: pa.Array) -> list[Any]:
     """An element argument already turned to JSON by sf_to_variant (MISSING for SQL NULL)."""
     return [MISSING if t is None else loads(t) for t in texts(array)]
@@ -353,6 +374,7 @@ UDFS = [
     make_udf("sf_array_position", _position, [UTF8, UTF8], INT),
     make_udf("sf_arrays_overlap", _overlap, [UTF8, UTF8], BOOL),
     make_udf("sf_array_cat", _binary(lambda a, b: a + b), [UTF8, UTF8], A),
+    make_udf("sf_arrays_zip", _zip, [LIST], A),
     make_udf("sf_array_except", _binary(_multiset_except), [UTF8, UTF8], A),
     make_udf("sf_array_intersection", _binary(_multiset_intersection), [UTF8, UTF8], A),
     make_udf("sf_array_compact", _unary(lambda a: [v for v in a if v is not None]), [UTF8], A),

@@ -40,8 +40,15 @@ def _boolxor(node: exp.Expression) -> exp.Expression:
     )
 
 
+def _double(x: exp.Expression) -> exp.Expression:
+    """x as DOUBLE, as the inner aggregates of SKEW/KURTOSIS read it. DataFusion names an
+    aggregate without the casts in its argument, so `avg(CAST(x AS DOUBLE))` here and the query's
+    own `AVG(x)` would be two columns of one name (a plan error): arrow_cast shows in the name."""
+    return call("arrow_cast", cast(x, "DOUBLE"), exp.Literal.string("Float64"))
+
+
 def _moments(x: exp.Expression) -> tuple[exp.Expression, ...]:
-    fx = cast(x, "DOUBLE")
+    fx = _double(x)
     n = cast(exp.Count(this=x.copy()), "DOUBLE")
     mean = exp.Avg(this=fx)
     # Central moments from the mean of powers: sum((x - m)^k) over n.
@@ -66,7 +73,7 @@ def _skew(node: exp.Expression) -> exp.Expression:
 
 def _kurtosis(node: exp.Expression) -> exp.Expression:
     """Sample excess kurtosis (as Excel's KURT), from the sums of powers of x."""
-    x = cast(node.this, "DOUBLE")
+    x = _double(node.this)
     n = cast(exp.Count(this=node.this.copy()), "DOUBLE")
     mean = exp.Avg(this=x)
     s4 = sub(
@@ -87,6 +94,22 @@ def _kurtosis(node: exp.Expression) -> exp.Expression:
     lead = div(mul(mul(n.copy(), n.copy()), add(n.copy(), number(1))), mul(mul(n1, n2), n3))
     tail = div(mul(number(3), mul(n1.copy(), n1.copy())), mul(n2.copy(), n3.copy()))
     return sub(div(mul(lead, s4), call("power", var, number(2))), tail)
+
+
+def _max_min_by(node: exp.ArgMax | exp.ArgMin) -> exp.Expression:
+    """MAX_BY / MIN_BY(x, y [, n]): x of the row with the largest / smallest y (rows whose y is
+    NULL do not count); with n, an ARRAY of the x of the first n such rows, in that order.
+    https://docs.snowflake.com/en/sql-reference/functions/max_by"""
+    key = exp.Ordered(this=node.expression.copy(), desc=isinstance(node, exp.ArgMax), nulls_first=False)
+    counted = exp.Where(this=exp.Not(this=exp.Is(this=node.expression.copy(), expression=exp.Null())))
+    count = node.args.get("count")
+    if count is None:
+        first = call("first_value", exp.Order(this=node.this.copy(), expressions=[key]))
+        return exp.Filter(this=first, expression=counted)
+    # ARRAY_AGG leaves NULLs out: the rows whose y is NULL give NULL.
+    value = exp.Case(ifs=[exp.If(this=counted.this.copy(), true=node.this.copy())])
+    ordered = exp.WithinGroup(this=exp.ArrayAgg(this=value), expression=exp.Order(expressions=[key]))
+    return exp.ArraySlice(this=ordered, start=number(0), end=count.copy())
 
 
 def _ratio_to_report(window: exp.Window) -> exp.Expression:
@@ -175,6 +198,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             type(node)
         ]
         return call(fn, cast(node.this, "NUMBER(18, 0)"))
+    if isinstance(node, exp.ArgMax | exp.ArgMin):
+        return _max_min_by(node)
     if isinstance(node, exp.Skewness):
         return _skew(node)
     if isinstance(node, exp.Kurtosis):

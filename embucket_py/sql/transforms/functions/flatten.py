@@ -1,4 +1,5 @@
-"""`LATERAL FLATTEN(...)` / `TABLE(FLATTEN(...))` in FROM -> an unnest of the `sf_flatten` UDF.
+"""`LATERAL FLATTEN(...)` / `TABLE(FLATTEN(...))` in FROM -> an unnest of the `sf_flatten` UDF;
+SPLIT_TO_TABLE and STRTOK_SPLIT_TO_TABLE are a FLATTEN of the array SPLIT / STRTOK_TO_ARRAY give.
 
     FROM t, LATERAL FLATTEN(input => t.v) f
  -> FROM (SELECT * EXCLUDE (__flat), get_field(__flat, 'seq') AS seq, ...
@@ -8,6 +9,7 @@ The derived table keeps the left table's name, so `t.x` still resolves; the flat
 are SEQ, KEY, PATH, INDEX, VALUE, THIS (a second flatten's are `<alias>$VALUE`, ...), and `f.value`
 becomes a reference to them. DataFusion then plans a projection over an unnest: no Python loop.
 https://docs.snowflake.com/en/sql-reference/functions/flatten
+https://docs.snowflake.com/en/sql-reference/functions/split_to_table
 """
 
 from __future__ import annotations
@@ -19,15 +21,22 @@ from embucket_py.sql.names import normalize
 
 COLUMNS = ("SEQ", "KEY", "PATH", "INDEX", "VALUE", "THIS")
 _TAGGED = ("VALUE", "THIS")
+_SPLITS = (exp.SplitToTable, exp.StrtokSplitToTable)
 
 
-def _explode(node: exp.Expression | None) -> exp.Explode | None:
-    if isinstance(node, exp.Lateral | exp.TableFromRows) and isinstance(node.this, exp.Explode):
+def _explode(node: exp.Expression | None) -> exp.Expression | None:
+    """The table function (FLATTEN, SPLIT_TO_TABLE, STRTOK_SPLIT_TO_TABLE) a FROM item calls."""
+    if isinstance(node, exp.Lateral | exp.TableFromRows) and isinstance(node.this, (exp.Explode, *_SPLITS)):
         return node.this
     return None
 
 
-def _arguments(explode: exp.Explode) -> dict[str, exp.Expression]:
+def _arguments(explode: exp.Expression) -> dict[str, exp.Expression]:
+    if isinstance(explode, _SPLITS):
+        args = {"INPUT": explode.this}
+        if explode.expression is not None:
+            args["DELIMITER"] = explode.expression
+        return args
     args: dict[str, exp.Expression] = {}
     positional = ["INPUT", "PATH", "OUTER", "RECURSIVE", "MODE"]
     for i, arg in enumerate([explode.this, *explode.expressions]):
@@ -44,7 +53,12 @@ def _call(name: str, *args: exp.Expression) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
-def _flatten_call(args: dict[str, exp.Expression]) -> exp.Expression:
+def _flatten_call(explode: exp.Expression, args: dict[str, exp.Expression]) -> exp.Expression:
+    if isinstance(explode, exp.SplitToTable):
+        args = {"INPUT": _call("sf_split", args["INPUT"], args["DELIMITER"])}
+    elif isinstance(explode, exp.StrtokSplitToTable):
+        delimiters = args.get("DELIMITER") or exp.Literal.string(" ")
+        args = {"INPUT": _call("sf_strtok_to_array", args["INPUT"], delimiters)}
     return _call(
         "sf_flatten",
         args["INPUT"],
@@ -80,10 +94,24 @@ def _columns(node: exp.Expression, mapping: dict[str, dict[str, str]], target: s
         column.set("table", exp.to_identifier(target))
 
 
+def _column_values(explode: exp.Expression) -> dict[str, exp.Expression]:
+    """Each output column of the table function, read from an unnested sf_flatten struct."""
+
+    def field(name: str) -> exp.Expression:
+        return _call("get_field", exp.column("__FLAT"), exp.Literal.string(name.lower()))
+
+    if isinstance(explode, _SPLITS):
+        # INDEX counts from 1 and VALUE is a VARCHAR here.
+        index = exp.Add(this=field("INDEX"), expression=exp.Literal.number(1))
+        return {"SEQ": field("SEQ"), "INDEX": index, "VALUE": _call("sf_variant_text", field("VALUE"))}
+    return {c: _call("sf_variant_tag", field(c)) if c in _TAGGED else field(c) for c in COLUMNS}
+
+
 def _derived(
     source: exp.Expression | None,
     source_name: str | None,
     flat: exp.Expression,
+    columns: dict[str, exp.Expression],
     names: dict[str, str],
     alias: str,
 ) -> exp.Subquery:
@@ -98,10 +126,7 @@ def _derived(
         inner.set("expressions", [star, unnest])
         inner.set("from_", exp.From(this=source))
         outer_items.append(exp.Star(except_=[exp.column("__FLAT")]))
-    for column in COLUMNS:
-        value: exp.Expression = _call("get_field", exp.column("__FLAT"), exp.Literal.string(column.lower()))
-        if column in _TAGGED:
-            value = _call("sf_variant_tag", value)
+    for column, value in columns.items():
         outer_items.append(exp.alias_(value, exp.to_identifier(names[column])))
     outer = exp.Select(expressions=outer_items).from_(inner.subquery("__FLAT_ROWS"))
     return outer.subquery(alias)
@@ -112,7 +137,7 @@ def _select(select: exp.Select) -> None:
     from_key = "from" if select.args.get("from") is not None else "from_"
     joins = list(select.args.get("joins") or [])
     base = from_.this if from_ is not None else None
-    flattens: list[tuple[exp.Expression, exp.Explode]] = []
+    flattens: list[tuple[exp.Expression, exp.Expression]] = []
     if _explode(base) is not None:
         flattens.append((base, _explode(base)))  # type: ignore[arg-type]
         base = None
@@ -137,12 +162,13 @@ def _select(select: exp.Select) -> None:
     for i, (node, explode) in enumerate(flattens):
         alias = _name(node)
         prefix = "" if i == 0 else f"{alias or f'F{i}'}$"
-        names = {c: prefix + c for c in COLUMNS}
+        columns = _column_values(explode)
+        names = {c: prefix + c for c in columns}
         args = _arguments(explode)
         holder = exp.Tuple(expressions=[v.copy() for v in args.values()])
         _columns(holder, mapping, target)
         args = dict(zip(args.keys(), holder.expressions, strict=True))
-        source = _derived(source, source_name, _flatten_call(args), names, target)
+        source = _derived(source, source_name, _flatten_call(explode, args), columns, names, target)
         source_name = target
         if alias is not None:
             mapping[alias] = names

@@ -180,6 +180,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return call("log", cast(node.this, "DOUBLE"), cast(node.expression, "DOUBLE"))
     if isinstance(node, exp.Anonymous) and node.name.upper() == "SQUARE":
         return call("power", node.expressions[0], number(2))
+    if isinstance(node, exp.BitwiseNot):
+        # DataFusion has no `~`: in two's complement, NOT x is -x - 1.
+        return exp.Paren(this=exp.Sub(this=exp.Neg(this=exp.Paren(this=node.this)), expression=number(1)))
+    if isinstance(node, exp.Getbit):
+        shifted = exp.BitwiseRightShift(this=exp.Paren(this=node.this), expression=node.expression)
+        return exp.Paren(this=exp.BitwiseAnd(this=exp.Paren(this=shifted), expression=number(1)))
     return node
 
 

@@ -45,6 +45,7 @@ VARIANT_UDFS = frozenset(
         "sf_array_unique_list",
         "sf_array_sorted_from_list",
         "sf_array_cat",
+        "sf_arrays_zip",
         "sf_array_except",
         "sf_array_intersection",
         "sf_array_compact",
@@ -460,6 +461,9 @@ _BY_CLASS: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]
     exp.ArrayPrepend: _element_fn("sf_array_prepend", "this", "expression", False),
     exp.ArrayRemove: _element_fn("sf_array_remove", "this", "expression", False),
     exp.ArrayConcat: _concat,  # type: ignore[dict-item]
+    exp.ArraysZip: lambda n: call(
+        "sf_arrays_zip", exp.Anonymous(this="make_array", expressions=n.expressions)
+    ),
     exp.ArrayInsert: _insert,  # type: ignore[dict-item]
     exp.ArraySlice: _array_fn("sf_array_slice", "this", "start", "end"),
     exp.ArrayRemoveAt: _array_fn("sf_array_remove_at", "this", "position"),
