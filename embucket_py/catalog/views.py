@@ -121,6 +121,15 @@ class Views:
             conn.execute(views_table.insert().values(**values))
         return True
 
+    def set_comment(self, database: str, schema: str, name: str, comment: str | None) -> bool:
+        """Sets (None: removes) a view's comment; False when there is no such view."""
+        key = self._key(database, schema, name)
+        # Bound by value: the bind names of _MATCH are the columns' own, reserved in an UPDATE.
+        match = sa.and_(*(views_table.c[k] == v for k, v in key.items()))
+        with self.metastore.engine.begin() as conn:
+            changed = conn.execute(views_table.update().where(match).values(comment=comment)).rowcount
+        return bool(changed)
+
     def drop(self, database: str, schema: str, name: str, *, if_exists: bool = False) -> bool:
         with self.metastore.engine.begin() as conn:
             deleted = conn.execute(

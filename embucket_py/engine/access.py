@@ -170,6 +170,8 @@ def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exi
                 add("OWNERSHIP", target(swap.this))
             for rename in tree.find_all(exp.AlterRename):
                 target(rename.this)  # the new name is no read
+    elif isinstance(tree, exp.Comment) and str(tree.args.get("kind") or "").upper() in _OBJECT_KINDS:
+        add("OWNERSHIP", target(tree.this))
     elif isinstance(tree, exp.Describe):
         add("ANY", target(tree.this))
     elif isinstance(tree, exp.Use):

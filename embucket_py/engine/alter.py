@@ -6,7 +6,7 @@ from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
 from embucket_py.engine.commands import OK
 from embucket_py.engine.result import QueryResult, status
-from embucket_py.errors import Unsupported
+from embucket_py.errors import Unsupported, object_not_found
 from embucket_py.sql import alter as a
 
 
@@ -38,4 +38,10 @@ def alter_table(tables: Tables, d: a.AlterTable) -> QueryResult:
             change.table_comment = (action.comment,)
     if change != SchemaChange():
         tables.evolve(ref, change)
+    return status(OK)
+
+
+def comment_view(tables: Tables, d: a.ViewComment) -> QueryResult:
+    if not tables.views.set_comment(*d.parts, d.comment) and not d.if_exists:
+        raise object_not_found("View", ".".join(d.parts))
     return status(OK)

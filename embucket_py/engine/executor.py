@@ -56,7 +56,7 @@ from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
-from embucket_py.sql.alter import alter_def
+from embucket_py.sql.alter import alter_def, view_comment_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
 from embucket_py.sql.ddl import create_def, drop_def, retention_change
@@ -310,6 +310,8 @@ class Engine:
             result = alter.alter_table(tables, alter_def(tree, ctx))
             access.record(self.metastore.grants, session, tree, ctx)
             return result
+        if (view_comment := view_comment_def(tree, ctx)) is not None:
+            return alter.comment_view(tables, view_comment)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
             return commands.alter_session(session, tree, self.parameter_defaults)
         if is_show(tree) or isinstance(tree, exp.Describe):

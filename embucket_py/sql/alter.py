@@ -102,3 +102,45 @@ def alter_def(tree: exp.Alter, ctx: SqlContext) -> AlterTable:
     parts = qualify(table_parts(tree.this), ctx, "ALTER TABLE")
     actions = [_action(a, ctx) for a in tree.args.get("actions") or []]
     return AlterTable(parts, bool(tree.args.get("exists")), actions)
+
+
+@dataclass(frozen=True)
+class ViewComment:
+    parts: list[str]
+    comment: str | None  # None: UNSET
+    if_exists: bool
+
+
+def view_comment_def(tree: exp.Expression, ctx: SqlContext) -> ViewComment | None:
+    """COMMENT ON VIEW v IS '...' and ALTER VIEW v SET | UNSET COMMENT; None for other statements."""
+    kind = str(tree.args.get("kind") or "").upper()
+    if not isinstance(tree, exp.Comment | exp.Alter) or kind not in ("VIEW", "MATERIALIZED VIEW"):
+        return None
+    parts = qualify(table_parts(tree.this), ctx, f"{kind} COMMENT")
+    exists = bool(tree.args.get("exists"))
+    if isinstance(tree, exp.Comment):
+        return ViewComment(parts, tree.expression.name, exists)
+    actions = [_action(action, ctx) for action in tree.args.get("actions") or []]
+    if len(actions) != 1 or not isinstance(actions[0], SetComment) or actions[0].column is not None:
+        raise Unsupported(f"ALTER {kind} supports only SET / UNSET COMMENT.")
+    return ViewComment(parts, actions[0].comment, exists)
+
+
+def comment_as_alter(tree: exp.Expression) -> exp.Expression:
+    """COMMENT [IF EXISTS] ON TABLE t | COLUMN t.c IS '...' as the ALTER TABLE that sets the same
+    comment (dbt's persist_docs writes the first), so one code path and one privilege check apply.
+    https://docs.snowflake.com/en/sql-reference/sql/comment"""
+    if not isinstance(tree, exp.Comment) or tree.args.get("kind", "").upper() not in ("TABLE", "COLUMN"):
+        return tree
+    text = exp.Literal.string(tree.expression.name)
+    target = tree.this
+    if isinstance(target, exp.Column):
+        table = exp.Table(
+            this=target.args["table"], db=target.args.get("db"), catalog=target.args.get("catalog")
+        )
+        action: exp.Expression = exp.AlterColumn(this=target.this, comment=text)
+    else:
+        table = target
+        comment = exp.Properties(expressions=[exp.SchemaCommentProperty(this=text)])
+        action = exp.AlterSet(expressions=[comment])
+    return exp.Alter(this=table, kind="TABLE", exists=bool(tree.args.get("exists")), actions=[action])

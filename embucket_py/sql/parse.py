@@ -12,6 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from embucket_py.errors import SyntaxError_
+from embucket_py.sql.alter import comment_as_alter
 from embucket_py.sql.routines import (
     anonymous_procedure_end,
     routine_end,
@@ -125,7 +126,11 @@ def _parse_sql(text: str) -> list[exp.Expression]:
     except TokenError as e:
         raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{e}'.") from None
     # A trailing comment after the last `;` parses as an empty statement: not a statement.
-    statements = [put_placeholder(t) for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
+    statements = [
+        comment_as_alter(put_placeholder(t))
+        for t in trees
+        if t is not None and not isinstance(t, exp.Semicolon)
+    ]
     if not statements:
         raise SyntaxError_("Empty SQL statement.", code=900, sqlstate="42000")
     for tree in statements:

@@ -71,6 +71,8 @@ def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[s
         for sql in (f"DELETE FROM {table}", f"UPDATE {table} SET amount = 0", f"TRUNCATE TABLE {table}"):
             assert _error(cur, sql).errno == 3001
         assert _error(cur, f"DROP TABLE {table}").errno == 3001  # OWNERSHIP
+        for sql in (f"COMMENT ON TABLE {table} IS 'x'", f"COMMENT ON COLUMN {table}.amount IS 'x'"):
+            assert _error(cur, sql).errno == 3001  # OWNERSHIP, as ALTER TABLE
         adm.execute(f"GRANT INSERT ON TABLE {table} TO ROLE {role}")
         cur.execute(f"INSERT INTO {table} VALUES (3, 1)")
         # A MERGE needs the privilege of each of its actions.
@@ -134,7 +136,8 @@ def test_created_objects_belong_to_the_creating_role(server: Server, world: dict
         adm.execute(f"GRANT ROLE {role} TO ROLE SYSADMIN")
         assert adm.execute(f"SELECT x FROM {db}.work.mine").fetchall() == [(7,)]
         adm.execute(f"REVOKE ROLE {role} FROM ROLE SYSADMIN")
-        # The owner renames and drops its own table; the grants follow the name.
+        # The owner comments, renames and drops its own table; the grants follow the name.
+        cur.execute(f"COMMENT ON TABLE {db}.work.mine IS 'mine'")
         cur.execute(f"ALTER TABLE {db}.work.mine RENAME TO {db}.work.ours")
         assert cur.execute(f"SELECT x FROM {db}.work.ours").fetchall() == [(7,)]
         # Granting on what it does not own is refused.

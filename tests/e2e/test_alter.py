@@ -57,3 +57,29 @@ def test_table_comment(t: Any) -> None:
     t.execute("ALTER TABLE t UNSET COMMENT")
     t.execute("ALTER TABLE IF EXISTS nope SET COMMENT = 'x'")
     assert t.execute("SELECT COUNT(*) FROM t").fetchone() == (1,)
+
+
+def test_comment_on_tables_columns_and_views(t: Any) -> None:
+    """COMMENT ON, as dbt's persist_docs writes it: https://docs.snowflake.com/en/sql-reference/sql/comment"""
+    assert t.execute("COMMENT ON TABLE t IS 'the table'").fetchone() == ("Statement executed successfully.",)
+    t.execute("COMMENT ON COLUMN t.b IS $$b's meaning$$")
+    assert t.execute("SELECT comment FROM information_schema.tables WHERE table_name = 'T'").fetchone() == (
+        "the table",
+    )
+    described = {row[0]: row[9] for row in t.execute("DESCRIBE TABLE t").fetchall()}
+    assert described["B"] == "b's meaning"
+    t.execute("CREATE VIEW v AS SELECT a FROM t")
+    t.execute("COMMENT ON VIEW v IS 'the view'")
+    query = "SELECT comment FROM information_schema.views WHERE table_name = 'V'"
+    assert t.execute(query).fetchone() == ("the view",)
+    t.execute("ALTER VIEW v UNSET COMMENT")
+    assert t.execute(query).fetchone() == (None,)
+    t.execute("ALTER VIEW v SET COMMENT = 'again'")
+    assert t.execute(query).fetchone() == ("again",)
+    with pytest.raises(ProgrammingError) as info:
+        t.execute("COMMENT ON VIEW nope IS 'x'")
+    assert (info.value.errno, info.value.sqlstate) == (2003, "42S02")
+    with pytest.raises(ProgrammingError) as info:
+        t.execute("COMMENT ON TABLE nope IS 'x'")
+    assert info.value.errno == 2003
+    t.execute("COMMENT IF EXISTS ON TABLE nope IS 'x'")
