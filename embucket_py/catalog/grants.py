@@ -56,6 +56,7 @@ ALL_PRIVILEGES = {
         "CREATE STAGE",
         "CREATE FUNCTION",
         "CREATE PROCEDURE",
+        "CREATE SEQUENCE",
         "MODIFY",
         "MONITOR",
     ),

@@ -32,6 +32,7 @@ from embucket_py.catalog import dropped, loading
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.routines import Routines
+from embucket_py.catalog.sequences import Sequences
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.views import Views
 from embucket_py.errors import (
@@ -141,6 +142,7 @@ class Tables:
         self.metastore = metastore
         self.views = Views(metastore)
         self.routines = Routines(metastore)
+        self.sequences = Sequences(metastore)
 
     def load(self, ref: TableName) -> Table:
         # A database this process has used is read straight away; its database and schema are

@@ -173,7 +173,9 @@ def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exi
     elif isinstance(tree, exp.Comment) and str(tree.args.get("kind") or "").upper() in _OBJECT_KINDS:
         add("OWNERSHIP", target(tree.this))
     elif isinstance(tree, exp.Describe):
-        add("ANY", target(tree.this))
+        described = target(tree.this)
+        if str(tree.args.get("kind") or "").upper() != "SEQUENCE":  # sequences: engine/sequences.py
+            add("ANY", described)
     elif isinstance(tree, exp.Use):
         return _use_needs(tree, ctx)
     elif isinstance(tree, exp.Show):

@@ -36,6 +36,7 @@ from embucket_py.engine import (
     metadata,
     routines,
     scripting,
+    sequences,
     stage_statements,
     staged_query,
     stages,
@@ -56,6 +57,7 @@ from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
+from embucket_py.sql import sequences as sequences_sql
 from embucket_py.sql.alter import alter_def, view_comment_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
@@ -257,6 +259,10 @@ class Engine:
             return result
         if describe_only:
             return self._describe(tables, tree, ctx, statement.source)
+        if (sequence_statement := sequences_sql.sequence_statement(tree, ctx)) is not None:
+            if sequence_statement.action != "DESCRIBE":
+                transactions.commit_open(tables, session)  # DDL commits an open transaction
+            return sequences.run(tables, session, sequence_statement)
         if staged_query.reads_stage(tree):
             return staged_query.run(self.stages, session, tree, ctx, statement.source, cancel)
         if isinstance(tree, _QUERY_TYPES):

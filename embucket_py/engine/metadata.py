@@ -22,7 +22,7 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import access, keys, routines, variables
+from embucket_py.engine import access, keys, routines, sequences, variables
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
@@ -35,6 +35,7 @@ from embucket_py.engine.metadata_columns import (
     PROCEDURES,
     RETENTION_TIME,
     SCHEMAS,
+    SEQUENCES,
     TABLES,
     TERSE,
     TIMESTAMP_LTZ,
@@ -135,6 +136,9 @@ def show(
         shown = routines.show_rows(d.kind[:-1], tables, session, _schemas_in_scope(tables, d))
         rows = _filtered(list(shown), d)
         return _result(PROCEDURES if d.kind == "PROCEDURES" else FUNCTIONS, rows, StatementType.SHOW)
+    if d.kind == "SEQUENCES":
+        rows = _filtered(list(sequences.show_rows(tables, session, _schemas_in_scope(tables, d))), d)
+        return _result(SEQUENCES, rows, StatementType.SHOW)
     if d.kind == "VIEWS":
         rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)

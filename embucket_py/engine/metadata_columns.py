@@ -210,6 +210,20 @@ VARIABLES: Columns = [
     ("comment", TEXT),
 ]
 
+# https://docs.snowflake.com/en/sql-reference/sql/show-sequences#output
+SEQUENCES: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("schema_name", TEXT),
+    ("database_name", TEXT),
+    ("next_value", NUMBER),
+    ("interval", NUMBER),
+    ("owner", TEXT),
+    ("owner_role_type", TEXT),
+    ("comment", TEXT),
+    ("ordered", TEXT),
+]
+
 # https://docs.snowflake.com/en/sql-reference/sql/show-procedures#output
 PROCEDURES: Columns = [
     ("created_on", TIMESTAMP_LTZ),

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import scan, user_functions
+from embucket_py.engine import scan, sequences, user_functions
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -79,10 +79,12 @@ def translate(
     functions = user_functions.Functions(tables, ctx)
     has_views = any(_view(tables, parts, found) for _, parts in views.references(tree, ctx))
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
-    if has_views or calls_functions or has_system_functions(tree) or has_pivots(tree):
+    changed = has_views or calls_functions or sequences.uses_nextval(tree)
+    if changed or has_system_functions(tree) or has_pivots(tree):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
+        sequences.expand(tables, tree, ctx)
         tree = system_functions(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
@@ -162,6 +164,8 @@ def _plan_translated(
         for_recursion(df_ctx)
     try:
         register_tables(df_ctx, tables, translation.tables, ctx, stored)
+        if sequences.NEXTVAL_UDF in translation.sql:  # bound to this server's metastore
+            df_ctx.register_udf(sequences.nextval_udf(tables.sequences))
         sql = _over_shared_ctes(df_ctx, translation, cancel) if share else translation.sql
         frame = df_ctx.sql(sql)
     except SnowflakeError:

@@ -38,9 +38,11 @@ REUSE_SECONDS = 24 * 3600
 DEFAULT_BUDGET = 256 << 20
 
 # DataFusion calls whose value differs from run to run: the clock (CURRENT_TIMESTAMP, SYSDATE,
-# CURRENT_DATE, ... all become now()), RANDOM (seeded or not), UUID_STRING. Matching inside a
-# string literal only costs a reuse.
-_NON_REUSABLE = re.compile(r"\b(now|random|uuid|sf_random_seeded|current_date|current_time)\s*\(", re.I)
+# CURRENT_DATE, ... all become now()), RANDOM (seeded or not), UUID_STRING, a sequence's NEXTVAL.
+# Matching inside a string literal only costs a reuse.
+_NON_REUSABLE = re.compile(
+    r"\b(now|random|uuid|sf_random_seeded|current_date|current_time|sf_nextval)\s*\(", re.I
+)
 
 Key = tuple[object, ...]
 

@@ -26,6 +26,7 @@ _TWO_WORDS = {
         "FILE",
         "FUNCTION",
         "PROCEDURE",
+        "SEQUENCE",
     },
     "MANAGE": {"GRANTS"},
     "APPLY": {"MASKING"},

@@ -30,6 +30,7 @@ SHOW_KINDS = (
     "VARIABLES",
     "PROCEDURES",
     "FUNCTIONS",
+    "SEQUENCES",
 )
 # Declared constraints: https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
 KEY_KINDS = ("PRIMARY KEYS", "UNIQUE KEYS", "IMPORTED KEYS")

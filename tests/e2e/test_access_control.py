@@ -243,3 +243,36 @@ def test_procedures_and_functions_follow_schema_privileges(server: Server) -> No
             denied = _error(cur, f"CALL {db}.public.p()")
             assert "Uncaught exception of type 'EXPRESSION_ERROR'" in denied.msg
             assert cur.execute(f"SHOW USER FUNCTIONS IN SCHEMA {db}.public").fetchall()
+
+
+def test_sequences_follow_schema_privileges(server: Server) -> None:
+    """CREATE / ALTER / DROP SEQUENCE need CREATE SEQUENCE on the schema; NEXTVAL, to see it."""
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"SEQ_{tag}", f"SEQ_DEV_{tag}", f"SEQ_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE SEQUENCE {db}.public.ids")
+        adm.execute(f"CREATE ROLE {role}")
+        adm.execute(f"CREATE USER {user} PASSWORD = 'pw-4' DEFAULT_ROLE = {role}")
+        adm.execute(f"GRANT ROLE {role} TO USER {user}")
+        with server.connect(user=user, password="pw-4") as conn:
+            cur = conn.cursor()
+            assert _error(cur, f"SELECT {db}.public.ids.nextval").errno == 904  # invisible
+            assert cur.execute(f"SHOW SEQUENCES IN DATABASE {db}").fetchall() == []
+            adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+            adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+            assert cur.execute(f"SELECT {db}.public.ids.nextval").fetchone() == (1,)
+            for sql in (
+                f"CREATE SEQUENCE {db}.public.mine",
+                f"ALTER SEQUENCE {db}.public.ids SET INCREMENT = 5",
+                f"DROP SEQUENCE {db}.public.ids",
+            ):
+                denied = _error(cur, sql)
+                assert (denied.errno, denied.sqlstate) == (3001, "42501")
+            adm.execute(f"GRANT CREATE SEQUENCE ON SCHEMA {db}.public TO ROLE {role}")
+            cur.execute(f"CREATE SEQUENCE {db}.public.mine")
+            assert [r[1] for r in cur.execute(f"SHOW SEQUENCES IN SCHEMA {db}.public").fetchall()] == [
+                "IDS",
+                "MINE",
+            ]
