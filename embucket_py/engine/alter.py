@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
-from embucket_py.engine.commands import OK
-from embucket_py.engine.result import QueryResult, status
+from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.errors import Unsupported, object_not_found
 from embucket_py.sql import alter as a
 

@@ -26,11 +26,10 @@ from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableName, Tables
-from embucket_py.engine.commands import OK
 from embucket_py.engine.context import for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
-from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
+from embucket_py.engine.result import OK, QueryResult, StatementType, dml_counts, status
 from embucket_py.errors import DuplicateRowInDml, NullInNotNullColumn, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
 from embucket_py.sql.context import SqlContext, is_on

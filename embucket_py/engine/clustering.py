@@ -16,7 +16,7 @@ from embucket_py import naming
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import access
-from embucket_py.engine.result import QueryResult, status
+from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.errors import InvalidIdentifier, SqlCompilationError, object_not_found
 from embucket_py.layout import clustering
 from embucket_py.layout.files import file_boxes
@@ -35,10 +35,10 @@ def run(tables: Tables, d: ClusteringDef, query_id: str | None) -> QueryResult:
     ref = TableName(*d.parts)
     table = tables.load(ref)
     if d.action in ("SUSPEND", "RESUME"):
-        return status("Statement executed successfully.")  # reclustering only runs when asked
+        return status(OK)  # reclustering only runs when asked
     if d.action == "RECLUSTER":
         recluster(tables, ref, table, query_id)
-        return status("Statement executed successfully.")
+        return status(OK)
     columns = None
     if d.action == "CLUSTER":
         assert d.columns is not None
@@ -50,7 +50,7 @@ def run(tables: Tables, d: ClusteringDef, query_id: str | None) -> QueryResult:
     tx = table.transaction()
     clustering.set_key(tx, columns)
     tables.finish(ref, table, tx, appends_only=False)
-    return status("Statement executed successfully.")
+    return status(OK)
 
 
 def recluster(tables: Tables, ref: TableName, table: Table, query_id: str | None) -> None:

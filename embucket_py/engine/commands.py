@@ -11,14 +11,12 @@ from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import ddl, transactions
-from embucket_py.engine.result import QueryResult, StatementType, status
+from embucket_py.engine.result import OK, QueryResult, StatementType, status
 from embucket_py.errors import AccessDenied, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ObjectDef
 from embucket_py.sql.names import SourceText, normalize, qualify, table_parts
-
-OK = "Statement executed successfully."
 
 
 def use(metastore: Metastore, session: Session, tree: exp.Use) -> QueryResult:

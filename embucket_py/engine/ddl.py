@@ -10,7 +10,7 @@ from embucket_py.catalog.retention import check_days, retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine import clustering
 from embucket_py.engine.query import collect, plan
-from embucket_py.engine.result import QueryResult, status
+from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import ObjectAlreadyExists, object_not_found
 from embucket_py.layout.clustering import clustering_key
@@ -57,7 +57,7 @@ def set_retention(tables: Tables, change: RetentionChange) -> QueryResult:
     if change.kind == "TABLE":
         ref = TableName(*change.parts)
         if change.if_exists and not tables.exists(ref):
-            return status("Statement executed successfully.")
+            return status(OK)
         table = tables.load(ref)
         tx = table.transaction()
         if days is None:
@@ -66,7 +66,7 @@ def set_retention(tables: Tables, change: RetentionChange) -> QueryResult:
         else:
             tx.set_properties({RETENTION_PROPERTY: str(days)})
         tables.finish(ref, table, tx, appends_only=False)
-        return status("Statement executed successfully.")
+        return status(OK)
     database = change.parts[0]
     schema = change.parts[1] if change.kind == "SCHEMA" else None
     exists = (
@@ -76,10 +76,10 @@ def set_retention(tables: Tables, change: RetentionChange) -> QueryResult:
     )
     if not exists:
         if change.if_exists:
-            return status("Statement executed successfully.")
+            return status(OK)
         raise object_not_found(change.kind.capitalize(), ".".join(change.parts))
     retention_of(tables.metastore).set(database, schema, days)
-    return status("Statement executed successfully.")
+    return status(OK)
 
 
 def _drop_database(tables: Tables, database: str) -> None:

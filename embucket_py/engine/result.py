@@ -96,6 +96,10 @@ def constant(
     return QueryResult([ResultColumn(n, t, nullable) for n, t in columns], [batch], kind)
 
 
+# What Snowflake answers a statement with nothing else to say.
+OK = "Statement executed successfully."
+
+
 def status(message: str, kind: StatementType = StatementType.DDL) -> QueryResult:
     return constant([("status", SfType("TEXT", length=16777216))], [(message,)], kind)
 

@@ -22,9 +22,8 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.sequences import Sequence, Sequences
 from embucket_py.catalog.tables import Tables
 from embucket_py.engine import access
-from embucket_py.engine.commands import OK
 from embucket_py.engine.metadata_columns import SEQUENCES
-from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.errors import object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext

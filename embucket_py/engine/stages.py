@@ -20,7 +20,7 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import access, transactions
 from embucket_py.engine.metadata import like_matches
-from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import stages as sql
@@ -194,7 +194,7 @@ def create_file_format(resolver: StageResolver, session: Session, d: sql.FileFor
 
 def alter_file_format(resolver: StageResolver, session: Session, d: sql.FileFormatDef) -> QueryResult:
     if d.if_exists and resolver.registry.file_format(d.parts, session.id) is None:
-        return status("Statement executed successfully.")
+        return status(OK)
     if d.rename_to is not None:
         resolver.registry.rename_file_format(d.parts, d.rename_to, session.id)
     else:
@@ -202,7 +202,7 @@ def alter_file_format(resolver: StageResolver, session: Session, d: sql.FileForm
         merged = {**current.options, **d.options}
         file_format(merged)  # validate
         resolver.registry.alter_file_format(d.parts, session.id, d.options, d.comment)
-    return status("Statement executed successfully.")
+    return status(OK)
 
 
 def _show_scope(tree: exp.Show, ctx: SqlContext) -> tuple[str, str | None]:

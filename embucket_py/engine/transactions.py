@@ -24,14 +24,12 @@ from pyiceberg.table import Table, Transaction
 from embucket_py.catalog.tables import TEMPORARY_PREFIX, Column, TableName, Tables
 from embucket_py.catalog.transactions import TableCommit, commit_all, load_at, stage
 from embucket_py.catalog.views import View, Views
-from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.sessions.session import OpenTransaction, PendingTable, Session
 from embucket_py.sql.context import is_on
 from embucket_py.types import SfType
 
 log = logging.getLogger(__name__)
-
-OK = "Statement executed successfully."
 
 
 def key(ref: TableName) -> str:

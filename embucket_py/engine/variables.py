@@ -12,15 +12,13 @@ from typing import Any
 
 from embucket_py.catalog.tables import Tables
 from embucket_py.engine.query import collect, plan
-from embucket_py.engine.result import QueryResult, StatementType, status
+from embucket_py.engine.result import OK, QueryResult, StatementType, status
 from embucket_py.errors import ExecutionError
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.metadata import SetDef, UnsetDef
 from embucket_py.sql.transforms.variables import unknown_variable
 from embucket_py.types import SfType, from_arrow_field
-
-OK = "Statement executed successfully."
 
 
 @dataclass
