@@ -5,11 +5,14 @@ Dropping removes the catalog entry only (Iceberg files stay, clones may share th
 metadata location is kept here with the drop time, and UNDROP registers it again. A schema or
 database drop records its tables under one drop id, so UNDROP SCHEMA/DATABASE brings them back
 together. Entries past DATA_RETENTION_TIME_IN_DAYS are purged (the default is 1 day; 0 keeps
-nothing).
+nothing). The views, procedures, functions and sequences of a dropped schema or database leave
+their metastore tables with it (kept under the drop id as rows) and come back with UNDROP, so a
+new schema of the same name starts empty.
 """
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from dataclasses import dataclass
@@ -19,6 +22,9 @@ import sqlalchemy as sa
 
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore, databases_table
+from embucket_py.catalog.routines import routines_table
+from embucket_py.catalog.sequences import sequences_table
+from embucket_py.catalog.views import views_table
 from embucket_py.errors import ObjectNotFound, already_exists
 
 RETENTION_PROPERTY = "embucket.data-retention-days"
@@ -41,6 +47,18 @@ dropped_table = sa.Table(
     sa.Column("top", sa.Boolean, nullable=False),  # the object the DROP named (not one inside it)
     sa.Column("created_on", sa.DateTime),
     sa.Column("comment", sa.Text),
+)
+
+
+# The objects a schema holds besides its tables, each kind in a metastore table of its own.
+_CONTAINED = {t.name: t for t in (views_table, routines_table, sequences_table)}
+dropped_objects_table = sa.Table(
+    "embucket_dropped_objects",
+    _meta,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("drop_id", sa.String(64), nullable=False, index=True),
+    sa.Column("source", sa.String(64), nullable=False),  # the metastore table the row came from
+    sa.Column("row", sa.Text, nullable=False),  # JSON, datetimes as ISO text
 )
 
 
@@ -92,6 +110,7 @@ class Dropped:
         ]
         if retention > 0:
             self._insert(rows)
+        self._set_aside(drop_id, database, schema, keep=retention > 0)
         self.purge()
 
     def remember_database(self, database: str, retention: int = DEFAULT_RETENTION_DAYS) -> None:
@@ -111,14 +130,45 @@ class Dropped:
         ]
         if retention > 0:
             self._insert(rows)
+        self._set_aside(drop_id, database, None, keep=retention > 0)
         self.purge()
+
+    def _set_aside(self, drop_id: str, database: str, schema: str | None, *, keep: bool) -> None:
+        """Takes the views, routines and sequences of a dropped schema or database out of their
+        tables, kept under `drop_id` for UNDROP when `keep`."""
+        with self.metastore.engine.begin() as conn:
+            for table in _CONTAINED.values():
+                where = table.c.database == naming.stored(database)
+                if schema is not None:
+                    where = sa.and_(where, table.c.schema == naming.stored(schema))
+                if keep:
+                    rows = conn.execute(sa.select(table).where(where)).mappings().all()
+                    kept = [{"drop_id": drop_id, "source": table.name, "row": _dumps(r)} for r in rows]
+                    if kept:
+                        conn.execute(dropped_objects_table.insert(), kept)
+                conn.execute(table.delete().where(where))
+
+    def _bring_back(self, drop_id: str) -> None:
+        """Puts back what `_set_aside` kept under `drop_id`."""
+        where = dropped_objects_table.c.drop_id == drop_id
+        with self.metastore.engine.begin() as conn:
+            for kept in conn.execute(sa.select(dropped_objects_table).where(where)).all():
+                table = _CONTAINED[kept.source]
+                conn.execute(table.insert().values(**_loads(table, kept.row)))
+            conn.execute(dropped_objects_table.delete().where(where))
 
     def purge(self) -> int:
         """Forgets drops past their retention; returns how many entries went."""
         now = int(time.time() * 1000)
         with self.metastore.engine.begin() as conn:
             expired = sa.literal(now) - dropped_table.c.dropped_ms > dropped_table.c.retention_days * _DAY_MS
-            return int(conn.execute(dropped_table.delete().where(expired)).rowcount or 0)
+            gone = int(conn.execute(dropped_table.delete().where(expired)).rowcount or 0)
+            if gone:
+                alive = sa.select(dropped_table.c.drop_id)
+                conn.execute(
+                    dropped_objects_table.delete().where(dropped_objects_table.c.drop_id.not_in(alive))
+                )
+            return gone
 
     def _latest(self, kind: str, database: str, schema: str | None, name: str | None) -> sa.Row | None:
         self.purge()
@@ -164,6 +214,7 @@ class Dropped:
         if self.metastore.schema_exists(database, schema):
             raise already_exists("Schema", schema)
         self.metastore.create_schema(database, schema)
+        self._bring_back(row.drop_id)
         self._restore_tables(row.drop_id)
 
     def undrop_database(self, database: str) -> None:
@@ -188,6 +239,7 @@ class Dropped:
             ).all()
         for (schema,) in schemas:
             self.metastore.create_schema(database, schema, if_not_exists=True)
+        self._bring_back(row.drop_id)
         self._restore_tables(row.drop_id)
 
     def _restore_tables(self, drop_id: str) -> None:
@@ -283,3 +335,15 @@ def dropped_of(metastore: Metastore) -> Dropped:
     if found is None:
         found = _DROPPED[id(metastore)] = Dropped(metastore)
     return found
+
+
+def _dumps(row: sa.RowMapping) -> str:
+    return json.dumps({k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()})
+
+
+def _loads(table: sa.Table, text: str) -> dict[str, object]:
+    values: dict[str, object] = json.loads(text)
+    for column in table.columns:
+        if isinstance(column.type, sa.DateTime) and isinstance(values.get(column.name), str):
+            values[column.name] = datetime.fromisoformat(values[column.name])  # type: ignore[arg-type]
+    return values

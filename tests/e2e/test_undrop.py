@@ -62,6 +62,29 @@ def test_undrop_database_restores_schemas_and_tables(cur: Any) -> None:
         cur.execute("DROP DATABASE IF EXISTS undrop_db")
 
 
+def test_views_routines_and_sequences_go_and_come_back_with_their_schema(cur: Any) -> None:
+    cur.execute("CREATE SCHEMA s2")
+    cur.execute("CREATE VIEW s2.v AS SELECT 1 AS one")
+    cur.execute("CREATE FUNCTION s2.f() RETURNS INT AS '2'")
+    cur.execute("CREATE SEQUENCE s2.ids START = 10")
+    assert cur.execute("SELECT s2.ids.nextval").fetchone() == (10,)
+    cur.execute("DROP SCHEMA s2")
+    for sql in ("SELECT * FROM s2.v", "SELECT s2.f()", "SELECT s2.ids.nextval"):
+        with pytest.raises(ProgrammingError):
+            cur.execute(sql)
+    cur.execute("UNDROP SCHEMA s2")
+    assert cur.execute("SELECT one, s2.f(), s2.ids.nextval FROM s2.v").fetchone() == (1, 2, 11)
+    # A new schema of the same name starts empty: nothing of the dropped one shows through.
+    cur.execute("DROP SCHEMA s2")
+    cur.execute("CREATE SCHEMA s2")
+    assert cur.execute("SHOW VIEWS IN SCHEMA s2").fetchall() == []
+    assert cur.execute("SHOW USER FUNCTIONS IN SCHEMA s2").fetchall() == []
+    assert cur.execute("SHOW SEQUENCES IN SCHEMA s2").fetchall() == []
+    cur.execute("CREATE OR REPLACE SCHEMA s2")
+    cur.execute("CREATE SEQUENCE s2.ids")
+    assert cur.execute("SELECT s2.ids.nextval").fetchone() == (1,)
+
+
 def test_swap_with_exchanges_contents(cur: Any) -> None:
     cur.execute("CREATE TABLE a (x INT)")
     cur.execute("CREATE TABLE b (y VARCHAR)")
