@@ -47,7 +47,7 @@ def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
     """TO_TIMESTAMP_* of one argument: strings are auto-detected (ISO forms, epoch numbers). For
     LTZ/TZ a wall clock (NTZ, DATE, a string without offset) is read in the session's time zone."""
     if _semi_structured(value):
-        # As a cast: the semi-structured rewrite, which runs next, converts it (variant_timestamp).
+        # As a cast, which the semi-structured rewrite (run next) turns into its VARIANT UDF.
         to = exp.DataType.build("TIMESTAMP_LTZ" if tz else "TIMESTAMP_NTZ", dialect="snowflake")
         return (exp.TryCast if safe else exp.Cast)(this=value, to=to)
     kind = kind_of(value)
