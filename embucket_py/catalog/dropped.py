@@ -58,7 +58,7 @@ dropped_objects_table = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("drop_id", sa.String(64), nullable=False, index=True),
     sa.Column("source", sa.String(64), nullable=False),  # the metastore table the row came from
-    sa.Column("row", sa.Text, nullable=False),  # JSON, datetimes as ISO text
+    sa.Column("data", sa.Text, nullable=False),  # the row as JSON, datetimes as ISO text
 )
 
 
@@ -143,7 +143,7 @@ class Dropped:
                     where = sa.and_(where, table.c.schema == naming.stored(schema))
                 if keep:
                     rows = conn.execute(sa.select(table).where(where)).mappings().all()
-                    kept = [{"drop_id": drop_id, "source": table.name, "row": _dumps(r)} for r in rows]
+                    kept = [{"drop_id": drop_id, "source": table.name, "data": _dumps(r)} for r in rows]
                     if kept:
                         conn.execute(dropped_objects_table.insert(), kept)
                 conn.execute(table.delete().where(where))
@@ -154,7 +154,7 @@ class Dropped:
         with self.metastore.engine.begin() as conn:
             for kept in conn.execute(sa.select(dropped_objects_table).where(where)).all():
                 table = _CONTAINED[kept.source]
-                conn.execute(table.insert().values(**_loads(table, kept.row)))
+                conn.execute(table.insert().values(**_loads(table, kept.data)))
             conn.execute(dropped_objects_table.delete().where(where))
 
     def purge(self) -> int:
