@@ -49,6 +49,26 @@ def test_metastore_tables_are_in_postgres(pg_server: Server, pg_uri: str) -> Non
     assert tables[0][3].endswith(".metadata.json")
 
 
+def test_sequences_and_dropped_schemas_on_postgres(pg_server: Server) -> None:
+    """NEXTVAL reserves values with an UPDATE in PostgreSQL; a dropped schema's views and
+    sequences are set aside there and come back with UNDROP."""
+    with pg_server.connect() as conn:
+        cur = conn.cursor()
+        cur.execute("CREATE DATABASE pgseq")
+        cur.execute("CREATE SCHEMA pgseq.s")
+        cur.execute("CREATE SEQUENCE pgseq.s.ids START = 5 INCREMENT = 5")
+        cur.execute("CREATE VIEW pgseq.s.v AS SELECT 1 AS one")
+        cur.execute("SELECT pgseq.s.ids.nextval FROM TABLE(GENERATOR(ROWCOUNT => 3))")
+        assert sorted(r[0] for r in cur.fetchall()) == [5, 10, 15]
+        cur.execute("DROP SCHEMA pgseq.s")
+        cur.execute("UNDROP SCHEMA pgseq.s")
+        assert cur.execute("SELECT one, pgseq.s.ids.nextval FROM pgseq.s.v").fetchall() == [(1, 20)]
+        cur.execute("DROP SCHEMA pgseq.s")
+        cur.execute("CREATE SCHEMA pgseq.s")
+        assert cur.execute("SHOW SEQUENCES IN SCHEMA pgseq.s").fetchall() == []
+        assert cur.execute("SHOW VIEWS IN SCHEMA pgseq.s").fetchall() == []
+
+
 def test_restart_keeps_everything(tmp_path: Path, pg_uri: str) -> None:
     first = Server(tmp_path / "a", metastore_uri=pg_uri, warehouse=(tmp_path / "wh").as_uri())
     (tmp_path / "a").mkdir()
