@@ -23,7 +23,7 @@ import pyarrow as pa
 import sqlalchemy as sa
 
 from embucket_py.catalog import storage
-from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.metastore import Metastore, add_missing_columns
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class QueryHistory:
     def __init__(self, metastore: Metastore) -> None:
         self.engine = metastore.engine
         _meta.create_all(self.engine)
-        _add_missing_columns(self.engine)
+        add_missing_columns(self.engine, history_table)
         warehouse = metastore.warehouse
         local = storage.local_path(warehouse) if warehouse.startswith("file://") else None
         base = Path(local).parent if local else Path(os.environ.get("TMPDIR", "/tmp")) / "embucket-results"
@@ -445,16 +445,6 @@ def _existing(conn: sa.Connection, query_ids: list[str]) -> set[str]:
         rows = conn.execute(sa.select(history_table.c.query_id).where(history_table.c.query_id.in_(part)))
         found.update(r.query_id for r in rows)
     return found
-
-
-def _add_missing_columns(engine: sa.Engine) -> None:
-    """A metastore made by an older version lacks the newer (nullable) history columns."""
-    present = {c["name"] for c in sa.inspect(engine).get_columns(history_table.name)}
-    with engine.begin() as conn:
-        for column in history_table.columns:
-            if column.name not in present:
-                kind = column.type.compile(dialect=engine.dialect)
-                conn.execute(sa.text(f"ALTER TABLE {history_table.name} ADD COLUMN {column.name} {kind}"))
 
 
 def millis_to_datetime(ms: int | None) -> datetime | None:

@@ -42,6 +42,17 @@ users_table = sa.Table(
     sa.Column("created_on", sa.DateTime, nullable=False),
 )
 
+
+def add_missing_columns(engine: sa.Engine, table: sa.Table) -> None:
+    """A metastore made by an older version lacks a table's newer (nullable) columns."""
+    present = {c["name"] for c in sa.inspect(engine).get_columns(table.name)}
+    with engine.begin() as conn:
+        for column in table.columns:
+            if column.name not in present:
+                kind = column.type.compile(dialect=engine.dialect)
+                conn.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
+
+
 # scrypt is memory-hard: 16 MiB and about 50 ms per hash on this kind of machine.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 
 from embucket_py import naming
-from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.metastore import Metastore, add_missing_columns
 from embucket_py.errors import SqlCompilationError, already_exists, object_not_found
 
 _meta = sa.MetaData()
@@ -29,6 +29,9 @@ sequences_table = sa.Table(
     sa.Column("increment", sa.BigInteger, nullable=False),
     sa.Column("comment", sa.Text),
     sa.Column("created_on", sa.DateTime, nullable=False),
+    # Added after the first release (add_missing_columns): NULL in older rows.
+    sa.Column("start_value", sa.BigInteger),
+    sa.Column("last_altered", sa.DateTime),
 )
 
 
@@ -41,12 +44,15 @@ class Sequence:
     increment: int
     comment: str | None = None
     created_on: datetime | None = None
+    start: int | None = None  # the first value (None: made before it was kept)
+    last_altered: datetime | None = None
 
 
 class Sequences:
     def __init__(self, metastore: Metastore) -> None:
         self.metastore = metastore
         _meta.create_all(metastore.engine)
+        add_missing_columns(metastore.engine, sequences_table)
 
     def _where(self, database: str, schema: str, name: str | None = None) -> sa.ColumnElement[bool]:
         c = sequences_table.c
@@ -77,6 +83,7 @@ class Sequences:
                 if not replace:
                     raise already_exists("Sequence", sequence.name)
                 conn.execute(sequences_table.delete().where(key))
+            now = datetime.now(UTC)
             conn.execute(
                 sequences_table.insert().values(
                     database=naming.stored(sequence.database),
@@ -85,16 +92,41 @@ class Sequences:
                     next_value=sequence.next_value,
                     increment=sequence.increment,
                     comment=sequence.comment,
-                    created_on=datetime.now(UTC),
+                    created_on=now,
+                    start_value=sequence.next_value,
+                    last_altered=now,
                 )
             )
         return True
 
     def alter(self, database: str, schema: str, name: str, values: dict[str, object]) -> bool:
         """Sets `increment` and/or `comment` (None removes it); False when there is no such sequence."""
-        update = sequences_table.update().where(self._where(database, schema, name)).values(**values)
+        update = sequences_table.update().where(self._where(database, schema, name))
         with self.metastore.engine.begin() as conn:
-            return bool(conn.execute(update).rowcount)
+            return bool(conn.execute(update.values(**values, last_altered=datetime.now(UTC))).rowcount)
+
+    def rename(self, database: str, schema: str, name: str, to: tuple[str, str, str]) -> bool:
+        """Moves a sequence to a new name (and schema); False when there is no such sequence.
+
+        Raises:
+            ObjectAlreadyExists: a sequence of the new name exists.
+            ObjectNotFound: the new name's schema does not exist.
+        """
+        self.metastore.require_schema(to[0], to[1])
+        with self.metastore.engine.begin() as conn:
+            if conn.execute(sa.select(sequences_table.c.name).where(self._where(*to))).first() is not None:
+                raise already_exists("Sequence", to[2])
+            moved = conn.execute(
+                sequences_table.update()
+                .where(self._where(database, schema, name))
+                .values(
+                    database=naming.stored(to[0]),
+                    schema=naming.stored(to[1]),
+                    name=naming.stored(to[2]),
+                    last_altered=datetime.now(UTC),
+                )
+            ).rowcount
+        return bool(moved)
 
     def drop(self, database: str, schema: str, name: str, *, if_exists: bool) -> bool:
         with self.metastore.engine.begin() as conn:
@@ -135,4 +167,6 @@ def _sequence(row: sa.Row) -> Sequence:
         row.increment,
         row.comment,
         row.created_on,
+        row.start_value,
+        row.last_altered,
     )

@@ -121,14 +121,34 @@ class Views:
             conn.execute(views_table.insert().values(**values))
         return True
 
-    def set_comment(self, database: str, schema: str, name: str, comment: str | None) -> bool:
-        """Sets (None: removes) a view's comment; False when there is no such view."""
-        key = self._key(database, schema, name)
-        # Bound by value: the bind names of _MATCH are the columns' own, reserved in an UPDATE.
-        match = sa.and_(*(views_table.c[k] == v for k, v in key.items()))
+    def update(self, database: str, schema: str, name: str, **values: object) -> bool:
+        """Sets a view's `comment` (None removes it) or `secure`; False when there is no such view."""
         with self.metastore.engine.begin() as conn:
-            changed = conn.execute(views_table.update().where(match).values(comment=comment)).rowcount
-        return bool(changed)
+            return bool(
+                conn.execute(
+                    views_table.update().where(self._match(database, schema, name)).values(**values)
+                ).rowcount
+            )
+
+    def rename(self, database: str, schema: str, name: str, to: tuple[str, str, str]) -> bool:
+        """Moves a view to a new name (and schema); False when there is no such view.
+
+        Raises:
+            ObjectAlreadyExists: a view of the new name exists.
+            ObjectNotFound: the new name's schema does not exist.
+        """
+        self.metastore.require_schema(to[0], to[1])
+        with self.metastore.engine.begin() as conn:
+            if conn.execute(sa.select(views_table.c.name).where(_MATCH), self._key(*to)).first() is not None:
+                raise already_exists("View", to[2])
+            moved = conn.execute(
+                views_table.update().where(self._match(database, schema, name)).values(**self._key(*to))
+            ).rowcount
+        return bool(moved)
+
+    def _match(self, database: str, schema: str, name: str) -> sa.ColumnElement[bool]:
+        # Bound by value: the bind names of _MATCH are the columns' own, reserved in an UPDATE.
+        return sa.and_(*(views_table.c[k] == v for k, v in self._key(database, schema, name).items()))
 
     def drop(self, database: str, schema: str, name: str, *, if_exists: bool = False) -> bool:
         with self.metastore.engine.begin() as conn:

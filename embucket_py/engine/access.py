@@ -316,7 +316,7 @@ def record(grants: Grants, session: Session, tree: exp.Expression, ctx: SqlConte
     elif isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() in _OBJECT_KINDS:
         old = _table(tree.this, ctx)
         for rename in tree.find_all(exp.AlterRename):
-            new = _table(rename.this, ctx, default=old)
+            new = _table(rename.this, ctx)  # an unqualified new name: the current schema, as the rename
             if old and new:
                 grants.move(old, new)
         for swap in tree.find_all(exp.SwapTable):
@@ -363,12 +363,7 @@ def _named(
     return None
 
 
-def _table(
-    node: exp.Expression | None, ctx: SqlContext, default: Securable | None = None, kind: str = "TABLE"
-) -> Securable | None:
+def _table(node: exp.Expression | None, ctx: SqlContext, kind: str = "TABLE") -> Securable | None:
     if not isinstance(node, exp.Table):
         return None
-    parts = names.table_parts(node)
-    if default is not None and parts[0] is None and parts[1] is None:
-        return Securable(kind, default.database, default.schema, names.normalize(node.this))
-    return Securable(kind, *names.qualify(parts, ctx))
+    return Securable(kind, *names.qualify(names.table_parts(node), ctx))

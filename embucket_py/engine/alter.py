@@ -5,7 +5,7 @@ from __future__ import annotations
 from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
 from embucket_py.engine.result import OK, QueryResult, status
-from embucket_py.errors import Unsupported, object_not_found
+from embucket_py.errors import Unsupported, already_exists, object_not_found
 from embucket_py.sql import alter as a
 
 
@@ -40,7 +40,20 @@ def alter_table(tables: Tables, d: a.AlterTable) -> QueryResult:
     return status(OK)
 
 
-def comment_view(tables: Tables, d: a.ViewComment) -> QueryResult:
-    if not tables.views.set_comment(*d.parts, d.comment) and not d.if_exists:
+def alter_view(tables: Tables, d: a.AlterView) -> QueryResult:
+    """Raises: ObjectNotFound (no such view, without IF EXISTS) / ObjectAlreadyExists (RENAME TO
+    the name of a table or view)."""
+    database, schema, name = d.parts
+    action = d.action
+    if isinstance(action, a.RenameTable):
+        to = TableName(*action.to)
+        if tables.exists(to):
+            raise already_exists("Object", to.name)
+        done = tables.views.rename(database, schema, name, (to.database, to.schema, to.name))
+    elif isinstance(action, a.SetSecure):
+        done = tables.views.update(database, schema, name, secure=action.secure)
+    else:
+        done = tables.views.update(database, schema, name, comment=action.comment)
+    if not done and not d.if_exists:
         raise object_not_found("View", ".".join(d.parts))
     return status(OK)

@@ -1,4 +1,4 @@
-"""GET_DDL('TABLE' | 'VIEW' | 'SCHEMA' | 'DATABASE', 'name' [, fully_qualified]): the DDL that
+"""GET_DDL('TABLE' | 'VIEW' | 'SEQUENCE' | 'SCHEMA' | 'DATABASE', 'name' [, fully_qualified]): the DDL that
 recreates an object, in Snowflake's layout (one tab-indented column per line, `create or replace`).
 Schemas and databases are recursive: their own statement, then every object they hold.
 https://docs.snowflake.com/en/sql-reference/functions/get_ddl"""
@@ -11,19 +11,23 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.sequences import Sequence
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import access
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.names import SourceText, normalize, projection_name, qualify, table_parts
 
-KINDS = ("TABLE", "VIEW", "SCHEMA", "DATABASE")
+KINDS = ("TABLE", "VIEW", "SEQUENCE", "SCHEMA", "DATABASE")
 
 
-def replace_calls(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:
-    """GET_DDL(...) with constant arguments -> its text as a string literal (it reads metadata only)."""
+def replace_calls(
+    tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None = None
+) -> exp.Expression:
+    """GET_DDL(...) with constant arguments -> its text as a string literal (it reads metadata only),
+    a result column keeping the call's name."""
 
     def replace(node: exp.Expression) -> exp.Expression:
         if not (isinstance(node, exp.Anonymous) and node.name.upper() == "GET_DDL"):
@@ -32,7 +36,10 @@ def replace_calls(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.
         if len(args) not in (2, 3) or not all(isinstance(a, exp.Literal) and a.is_string for a in args[:2]):
             raise SqlCompilationError("GET_DDL takes an object type, an object name and an optional boolean.")
         qualified = len(args) == 3 and _truth(args[2])
-        return exp.Literal.string(get_ddl(tables, args[0].name, args[1].name, ctx, qualified))
+        text = exp.Literal.string(get_ddl(tables, args[0].name, args[1].name, ctx, qualified))
+        if isinstance(node.parent, exp.Select) and node.arg_key == "expressions":
+            return exp.alias_(text, exp.to_identifier(projection_name(node, source), quoted=True))
+        return text
 
     if not any(isinstance(n, exp.Anonymous) and n.name.upper() == "GET_DDL" for n in tree.walk()):
         return tree
@@ -69,6 +76,11 @@ def get_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bo
             raise object_not_found("Schema", naming.quote(schema))
         return schema_ddl(tables, database, schema, qualified)
     ref = TableName(*qualify(table_parts(target), ctx, "get_ddl"))
+    if kind == "SEQUENCE":  # seen with its schema (engine/sequences.py)
+        found = tables.sequences.get(ref.database, ref.schema, ref.name)
+        if found is None or not access.sees(tables, Securable("SCHEMA", ref.database, ref.schema)):
+            raise object_not_found("Sequence", str(ref))
+        return sequence_ddl(found, qualified)
     if not access.sees(tables, Securable("TABLE", ref.database, ref.schema, ref.name)):
         raise object_not_found("Object", str(ref))
     if kind == "VIEW":
@@ -124,6 +136,13 @@ def view_ddl(view: View, qualified: bool = False) -> str:
     return text.rstrip().rstrip(";").rstrip() + ";"
 
 
+def sequence_ddl(sequence: Sequence, qualified: bool = False) -> str:
+    name = _name([sequence.database, sequence.schema, sequence.name], qualified)
+    start = sequence.start if sequence.start is not None else sequence.next_value
+    text = f"create or replace sequence {name} start with {start} increment by {sequence.increment} noorder"
+    return text + (f" comment={_string(sequence.comment)};" if sequence.comment else ";")
+
+
 def _after_name(text: str) -> str | None:
     """What follows the view name in CREATE ... VIEW <name> ...: a column list, a comment, AS ..."""
     try:
@@ -155,6 +174,7 @@ def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = Fal
         view = tables.views.get(database, schema, name)
         if view is not None:
             statements.append(view_ddl(view, qualified))
+    statements += [sequence_ddl(s, qualified) for s in tables.sequences.list(database, schema)]
     return "\n\n".join(statements)
 
 

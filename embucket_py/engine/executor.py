@@ -58,7 +58,7 @@ from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql import sequences as sequences_sql
-from embucket_py.sql.alter import alter_def, view_comment_def
+from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
 from embucket_py.sql.ddl import create_def, drop_def, retention_change
@@ -245,7 +245,7 @@ class Engine:
         if _may_be_access_statement(tree) and (access_statement := sql_access.parse(statement.text)):
             return access_statements.run(self.metastore, session, access_statement, ctx)
         access.check(self.metastore.grants, session, tree, ctx, self._exists_for(tables))
-        tree = ddl_text.replace_calls(tables, tree, ctx)
+        tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
             result = stage_statements.run(self.stages, tables, session, tree, ctx)
@@ -316,8 +316,10 @@ class Engine:
             result = alter.alter_table(tables, alter_def(tree, ctx))
             access.record(self.metastore.grants, session, tree, ctx)
             return result
-        if (view_comment := view_comment_def(tree, ctx)) is not None:
-            return alter.comment_view(tables, view_comment)
+        if (view_alter := view_alter_def(tree, ctx)) is not None:
+            result = alter.alter_view(tables, view_alter)
+            access.record(self.metastore.grants, session, tree, ctx)
+            return result
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
             return commands.alter_session(session, tree, self.parameter_defaults)
         if is_show(tree) or isinstance(tree, exp.Describe):

@@ -92,6 +92,7 @@ def build(
         "REFERENTIAL_CONSTRAINTS": scope.referential_rows,
         "FUNCTIONS": lambda: scope.routine_rows(FUNCTION),
         "PROCEDURES": lambda: scope.routine_rows(PROCEDURE),
+        "SEQUENCES": scope.sequence_rows,
     }[name]()
     layout = LAYOUTS[name]
     # Fields carry the engine's stored names, as every table's do (TABLE_NAME -> table_name).
@@ -366,6 +367,28 @@ class _Scope:
                 else:
                     returned = declared_type(r.returns)
                     yield row | {"DATA_TYPE": data_type(returned)} | type_facts(returned)
+
+    def sequence_rows(self) -> Rows:
+        for schema in self.schemas:  # a sequence is seen with its schema (engine/sequences.py)
+            for s in self.tables.sequences.list(self.database, schema):
+                created = _utc(s.created_on) if s.created_on else None
+                yield {
+                    "SEQUENCE_CATALOG": s.database,
+                    "SEQUENCE_SCHEMA": s.schema,
+                    "SEQUENCE_NAME": s.name,
+                    "SEQUENCE_OWNER": OWNER,
+                    "DATA_TYPE": "NUMBER",
+                    "NUMERIC_PRECISION": 38,
+                    "NUMERIC_PRECISION_RADIX": 10,
+                    "NUMERIC_SCALE": 0,
+                    "START_VALUE": None if s.start is None else str(s.start),
+                    "NEXT_VALUE": str(s.next_value),
+                    "INCREMENT": str(s.increment),
+                    "CREATED": created,
+                    "LAST_ALTERED": _utc(s.last_altered) if s.last_altered else created,
+                    "ORDERED": "NO",
+                    "COMMENT": s.comment,
+                }
 
     def storage_rows(self) -> Rows:
         for ref, table in self.loaded():

@@ -58,7 +58,17 @@ def run(tables: Tables, session: Session, s: SequenceStatement) -> QueryResult:
                 "Drop statement executed successfully (" + naming.quote(name) + " already dropped)."
             )
         return status(f"{naming.quote(name)} successfully dropped.")
-    if not tables.sequences.alter(database, schema, name, s.changes) and not s.if_exists:
+    rename = s.changes.get("rename")
+    if isinstance(rename, list):
+        to_database, to_schema, to_name = rename
+        # Moving it into another schema creates a sequence there.
+        access.require(
+            grants, roles, access.Need("CREATE SEQUENCE", Securable("SCHEMA", to_database, to_schema))
+        )
+        done = tables.sequences.rename(database, schema, name, (to_database, to_schema, to_name))
+    else:
+        done = tables.sequences.alter(database, schema, name, s.changes)
+    if not done and not s.if_exists:
         raise object_not_found("Sequence", ".".join(s.parts))
     return status(OK)
 

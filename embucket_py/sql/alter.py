@@ -105,25 +105,46 @@ def alter_def(tree: exp.Alter, ctx: SqlContext) -> AlterTable:
 
 
 @dataclass(frozen=True)
-class ViewComment:
+class SetSecure:
+    secure: bool
+
+
+@dataclass(frozen=True)
+class AlterView:
     parts: list[str]
-    comment: str | None  # None: UNSET
     if_exists: bool
+    action: SetComment | RenameTable | SetSecure
 
 
-def view_comment_def(tree: exp.Expression, ctx: SqlContext) -> ViewComment | None:
-    """COMMENT ON VIEW v IS '...' and ALTER VIEW v SET | UNSET COMMENT; None for other statements."""
+def view_alter_def(tree: exp.Expression, ctx: SqlContext) -> AlterView | None:
+    """COMMENT ON VIEW v IS '...' and ALTER VIEW v RENAME TO | SET / UNSET COMMENT | SECURE; None
+    for other statements. https://docs.snowflake.com/en/sql-reference/sql/alter-view"""
     kind = str(tree.args.get("kind") or "").upper()
     if not isinstance(tree, exp.Comment | exp.Alter) or kind not in ("VIEW", "MATERIALIZED VIEW"):
         return None
-    parts = qualify(table_parts(tree.this), ctx, f"{kind} COMMENT")
+    parts = qualify(table_parts(tree.this), ctx, f"ALTER {kind}")
     exists = bool(tree.args.get("exists"))
     if isinstance(tree, exp.Comment):
-        return ViewComment(parts, tree.expression.name, exists)
-    actions = [_action(action, ctx) for action in tree.args.get("actions") or []]
-    if len(actions) != 1 or not isinstance(actions[0], SetComment) or actions[0].column is not None:
-        raise Unsupported(f"ALTER {kind} supports only SET / UNSET COMMENT.")
-    return ViewComment(parts, actions[0].comment, exists)
+        return AlterView(parts, exists, SetComment(None, tree.expression.name))
+    actions = tree.args.get("actions") or []
+    if len(actions) == 1 and _secure(actions[0]) is not None:
+        return AlterView(parts, exists, SetSecure(bool(_secure(actions[0]))))
+    found = [_action(action, ctx) for action in actions]
+    if len(found) == 1 and isinstance(found[0], RenameTable | SetComment) and not _column_comment(found[0]):
+        return AlterView(parts, exists, found[0])
+    raise Unsupported(f"ALTER {kind} supports RENAME TO and SET / UNSET COMMENT | SECURE.")
+
+
+def _secure(node: exp.Expression) -> bool | None:
+    """SET SECURE -> True, UNSET SECURE -> False, else None."""
+    if isinstance(node, exp.AlterSet) and list(node.find_all(exp.SecureProperty)):
+        return True
+    unset = isinstance(node, exp.Set) and node.args.get("unset")
+    return False if unset and [normalize(e) for e in node.expressions] == ["SECURE"] else None
+
+
+def _column_comment(action: Action) -> bool:
+    return isinstance(action, SetComment) and action.column is not None
 
 
 def comment_as_alter(tree: exp.Expression) -> exp.Expression:

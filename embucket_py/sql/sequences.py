@@ -29,7 +29,8 @@ class SequenceStatement:
     comment: str | None = None
     replace: bool = False
     if_exists: bool = False  # IF NOT EXISTS for CREATE
-    changes: dict[str, object] = field(default_factory=dict)  # ALTER: increment and/or comment
+    # ALTER: increment or comment, or rename (the new qualified name)
+    changes: dict[str, object] = field(default_factory=dict)
 
 
 def sequence_statement(tree: exp.Expression, ctx: SqlContext) -> SequenceStatement | None:
@@ -37,7 +38,7 @@ def sequence_statement(tree: exp.Expression, ctx: SqlContext) -> SequenceStateme
 
     Raises:
         SqlCompilationError: an INCREMENT of 0.
-        Unsupported: an ALTER SEQUENCE other than SET / UNSET of INCREMENT and COMMENT.
+        Unsupported: an ALTER SEQUENCE other than RENAME or SET / UNSET of INCREMENT and COMMENT.
     """
     command = command_parts(tree)
     if command is not None:
@@ -89,7 +90,8 @@ def _integer(node: exp.Expression) -> int:
 
 _ALTER = re.compile(
     r"SEQUENCE\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>\S+)\s+"
-    r"(?:SET\s+INCREMENT\s*(?:BY\s*)?=?\s*(?P<increment>[+-]?\d+)"
+    r"(?:RENAME\s+TO\s+(?P<rename>\S+)"
+    r"|(?:SET\s+)?INCREMENT\s*(?:BY\s*)?=?\s*(?P<increment>[+-]?\d+)"
     r"|SET\s+COMMENT\s*=\s*(?P<comment>'(?:[^']|'')*')"
     r"|(?P<unset>UNSET\s+COMMENT))\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -101,10 +103,11 @@ def _alter(text: str, ctx: SqlContext) -> SequenceStatement | None:
         return None
     found = _ALTER.match(text.strip())
     if found is None:
-        raise Unsupported("ALTER SEQUENCE supports SET INCREMENT, SET COMMENT and UNSET COMMENT.")
-    (name,) = parse(f"SELECT * FROM {found['name']}")[0].find_all(exp.Table)
+        raise Unsupported("ALTER SEQUENCE supports RENAME TO, SET INCREMENT, SET COMMENT and UNSET COMMENT.")
     changes: dict[str, object] = {}
-    if found["increment"] is not None:
+    if found["rename"] is not None:
+        changes["rename"] = _parts(_table(found["rename"]), ctx)
+    elif found["increment"] is not None:
         changes["increment"] = int(found["increment"])
         if changes["increment"] == 0:
             raise SqlCompilationError("Sequence increment must not be 0.")
@@ -112,7 +115,13 @@ def _alter(text: str, ctx: SqlContext) -> SequenceStatement | None:
         changes["comment"] = found["comment"][1:-1].replace("''", "'")
     else:
         changes["comment"] = None
-    return SequenceStatement("ALTER", _parts(name, ctx), if_exists=bool(found["exists"]), changes=changes)
+    parts = _parts(_table(found["name"]), ctx)
+    return SequenceStatement("ALTER", parts, if_exists=bool(found["exists"]), changes=changes)
+
+
+def _table(name: str) -> exp.Table:
+    (table,) = parse(f"SELECT * FROM {name}")[0].find_all(exp.Table)
+    return table
 
 
 def nextval_references(tree: exp.Expression) -> list[exp.Column]:

@@ -143,6 +143,16 @@ def test_created_objects_belong_to_the_creating_role(server: Server, world: dict
         # Granting on what it does not own is refused.
         assert _error(cur, f"GRANT SELECT ON TABLE {db}.public.sales TO ROLE PUBLIC").errno == 3001
         cur.execute(f"GRANT SELECT ON TABLE {db}.work.ours TO ROLE PUBLIC")
+        # A view it owns too: renamed, it stays its own; another role's view it may not rename.
+        adm.execute(f"GRANT CREATE VIEW ON SCHEMA {db}.work TO ROLE {role}")
+        cur.execute(f"CREATE VIEW {db}.work.seen AS SELECT x FROM {db}.work.ours")
+        cur.execute(f"ALTER VIEW {db}.work.seen RENAME TO {db}.work.shown")
+        assert cur.execute(f"SELECT x FROM {db}.work.shown").fetchall() == [(7,)]
+        cur.execute(f"SHOW GRANTS ON VIEW {db}.work.shown")
+        assert [(r[1], r[5]) for r in cur.fetchall()] == [("OWNERSHIP", role)]
+        adm.execute(f"CREATE VIEW {db}.work.theirs AS SELECT 1 AS one")
+        adm.execute(f"GRANT SELECT ON VIEW {db}.work.theirs TO ROLE {role}")
+        assert _error(cur, f"ALTER VIEW {db}.work.theirs RENAME TO {db}.work.taken").errno == 3001
         cur.execute(f"DROP TABLE {db}.work.ours")
         assert _error(cur, f"SELECT * FROM {db}.work.ours").errno == 2003
 

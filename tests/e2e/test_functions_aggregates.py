@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -114,3 +115,25 @@ def test_higher_moments_beside_the_plain_aggregates(cur: Any) -> None:
         - 3 * (n - 1) ** 2 / ((n - 2) * (n - 3))
     )
     assert skew == pytest.approx(n / ((n - 1) * (n - 2)) * sum(d**3 for d in deviations) / var**1.5)
+
+
+def test_avg_of_numbers_is_a_number(cur: Any) -> None:
+    """AVG of NUMBER(p, s) is NUMBER(38, max(s, min(s + 6, 12))), rounded: 1.666667 for 1, 2, 2
+    (the Snowpark docs' example); a FLOAT's stays FLOAT."""
+    cur.execute("CREATE TABLE averaged (k VARCHAR, i INT, n NUMBER(10, 2), f FLOAT)")
+    cur.execute(
+        "INSERT INTO averaged VALUES ('a', 1, 1.25, 1), ('a', 2, 2.5, 2), ('a', 2, 3.33, 4), ('b', NULL, NULL, NULL)"
+    )
+    cur.execute("SELECT AVG(i), AVG(n), AVG(f), AVG(DISTINCT i) FROM averaged")
+    assert cur.fetchone() == (
+        Decimal("1.666667"),
+        Decimal("2.36000000"),
+        pytest.approx(7 / 3),
+        Decimal("1.5"),
+    )
+    assert [(d.type_code, d.scale) for d in cur.description] == [(0, 6), (0, 8), (1, None), (0, 6)]
+    cur.execute("SELECT k, AVG(i) FROM averaged GROUP BY k ORDER BY k")
+    assert cur.fetchall() == [("a", Decimal("1.666667")), ("b", None)]
+    cur.execute("SELECT AVG(x.i) OVER (ORDER BY x.n) FROM averaged x JOIN averaged y ON x.i = y.i ORDER BY 1")
+    expected = ["1.000000", "1.666667", "1.666667", "1.800000", "1.800000"]  # peers share a frame
+    assert [r[0] for r in cur.fetchall()] == [Decimal(v) for v in expected]

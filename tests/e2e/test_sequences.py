@@ -86,6 +86,36 @@ def test_show_describe_alter_and_drop(cur: Any) -> None:
     assert cur.execute("SELECT t.nextval FROM t").fetchone() == (7,)
 
 
+def test_rename_information_schema_and_get_ddl(cur: Any, database: str) -> None:
+    cur.execute("CREATE SEQUENCE ids START = 10 INCREMENT = 5 COMMENT = 'ids'")
+    assert cur.execute("SELECT ids.nextval").fetchone() == (10,)
+    cur.execute("CREATE SCHEMA other")
+    cur.execute("ALTER SEQUENCE ids RENAME TO other.ids2")
+    assert cur.execute("SELECT other.ids2.nextval").fetchone() == (15,)  # it goes on counting
+    with pytest.raises(ProgrammingError):
+        cur.execute("SELECT ids.nextval")
+    cur.execute("ALTER SEQUENCE other.ids2 INCREMENT BY 1")  # SET is optional
+    cur.execute(
+        "SELECT sequence_schema, sequence_name, data_type, start_value, next_value, increment, ordered, comment "
+        "FROM information_schema.sequences"
+    )
+    assert cur.fetchall() == [("OTHER", "IDS2", "NUMBER", "10", "20", "1", "NO", "ids")]
+    assert [d.name for d in cur.description][:2] == ["SEQUENCE_SCHEMA", "SEQUENCE_NAME"]
+    cur.execute("SELECT GET_DDL('SEQUENCE', 'other.ids2', TRUE)")
+    assert [d.name for d in cur.description] == ["GET_DDL('SEQUENCE', 'OTHER.IDS2', TRUE)"]
+    assert cur.fetchone() == (
+        f"create or replace sequence {database}.OTHER.IDS2 start with 10 increment by 1 noorder comment='ids';",
+    )
+    cur.execute("CREATE SEQUENCE taken")
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("ALTER SEQUENCE taken RENAME TO other.ids2")
+    assert (info.value.errno, info.value.sqlstate) == (2002, "42710")
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("ALTER SEQUENCE nowhere RENAME TO somewhere")
+    assert info.value.errno == 2003
+    cur.execute("ALTER SEQUENCE IF EXISTS nowhere RENAME TO somewhere")
+
+
 def test_concurrent_writers_never_share_a_value(server: Server, database: str) -> None:
     with server.connect(database=database) as conn:
         conn.cursor().execute("CREATE SEQUENCE ids")

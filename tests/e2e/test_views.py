@@ -52,3 +52,44 @@ def test_view_over_missing_table_is_refused(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as err:
         cur.execute("CREATE VIEW broken AS SELECT * FROM nowhere")
     assert err.value.errno == 2003
+
+
+def test_rename_moves_a_view_and_its_resolution_stays_its_own(orders: Any, database: str) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/alter-view"""
+    orders.execute("CREATE VIEW eu AS SELECT id FROM orders WHERE region = 'eu'")
+    orders.execute("ALTER VIEW eu RENAME TO europe")
+    assert orders.execute("SELECT * FROM europe ORDER BY id").fetchall() == [(1,), (2,)]
+    with pytest.raises(ProgrammingError) as err:
+        orders.execute("SELECT * FROM eu")
+    assert err.value.errno == 2003
+    # Into another schema: the view now resolves its unqualified names there, as on Snowflake.
+    orders.execute("CREATE SCHEMA other")
+    orders.execute("CREATE TABLE other.orders (id INT, region VARCHAR)")
+    orders.execute("INSERT INTO other.orders VALUES (9, 'eu')")
+    orders.execute(f"ALTER VIEW europe RENAME TO {database}.other.europe")
+    assert orders.execute("SELECT * FROM other.europe").fetchall() == [(9,)]
+    assert orders.execute("SHOW VIEWS IN SCHEMA public").fetchall() == []
+    # A name already taken (by a table or a view) is refused; a missing view only with IF EXISTS.
+    with pytest.raises(ProgrammingError) as err:
+        orders.execute("ALTER VIEW other.europe RENAME TO other.orders")
+    assert (err.value.errno, err.value.sqlstate) == (2002, "42710")
+    with pytest.raises(ProgrammingError) as err:
+        orders.execute("ALTER VIEW nowhere RENAME TO somewhere")
+    assert (err.value.errno, err.value.sqlstate) == (2003, "42S02")
+    assert orders.execute("ALTER VIEW IF EXISTS nowhere RENAME TO somewhere").fetchone() == (
+        "Statement executed successfully.",
+    )
+
+
+def test_set_and_unset_secure(orders: Any) -> None:
+    orders.execute("CREATE VIEW v AS SELECT id FROM orders")
+    query = "SELECT is_secure FROM information_schema.views WHERE table_name = 'V'"
+    orders.execute("ALTER VIEW v SET SECURE")
+    assert orders.execute(query).fetchone() == ("YES",)
+    assert (
+        orders.execute("SELECT GET_DDL('VIEW', 'v')")
+        .fetchone()[0]
+        .startswith("create or replace secure view V")
+    )
+    orders.execute("ALTER VIEW v UNSET SECURE")
+    assert orders.execute(query).fetchone() == ("NO",)

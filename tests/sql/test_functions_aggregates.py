@@ -4,6 +4,10 @@ https://docs.snowflake.com/en/sql-reference/functions-aggregation
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+import pyarrow as pa
+
 from embucket_py.engine.context import new_context
 from tests.sql.helpers import CTX, translate, validate
 
@@ -56,3 +60,26 @@ def test_array_union_and_unique_agg() -> None:
         "SELECT ARRAY_UNION_AGG(a) AS x, ARRAY_UNIQUE_AGG(a) AS y FROM u"
     )
     assert row == {"x": "[1,1,2,3]", "y": "[1,2,3]"}
+
+
+def test_avg_of_numbers_is_an_exact_number_rounded_at_the_quotient_scale() -> None:
+    """AVG of NUMBER(p, s) is NUMBER(38, max(s, min(s + 6, 12))): 1.666667 for 1, 2, 2 (the
+    Snowpark docs' example); averaged two digits further, then cast (which rounds) to it."""
+    kinds = {"T": pa.schema([("a", pa.int64()), ("b", pa.decimal128(10, 2)), ("f", pa.float64())])}
+    validate(
+        "SELECT AVG(a) AS x, AVG(DISTINCT b) AS y, AVG(f) AS z FROM t",
+        'SELECT CAST(avg(CAST("a" AS DECIMAL(38, 4))) AS DECIMAL(38, 6)) AS "x", '
+        'CAST(avg(DISTINCT CAST("b" AS DECIMAL(38, 6))) AS DECIMAL(38, 8)) AS "y", '
+        'avg("f") AS "z" FROM "__t0" AS "t"',
+        schemas=kinds,
+    )
+    validate(
+        "SELECT AVG(a) OVER (PARTITION BY f) AS w FROM t",
+        'SELECT CAST(avg(CAST("a" AS DECIMAL(38, 4))) OVER (PARTITION BY "f") AS DECIMAL(38, 6)) AS "w" '
+        'FROM "__t0" AS "t"',
+        schemas=kinds,
+    )
+    (row,) = rows(
+        "SELECT AVG(2) AS a, AVG(x) AS b FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 2)"
+    )
+    assert row == {"a": Decimal("2.000000"), "b": Decimal("1.666667")}

@@ -38,8 +38,11 @@ def test_alter_drop_and_describe() -> None:
     )
     assert _statement("ALTER SEQUENCE s SET COMMENT = 'it''s'").changes == {"comment": "it's"}
     assert _statement("ALTER SEQUENCE s UNSET COMMENT").changes == {"comment": None}
+    assert _statement("ALTER SEQUENCE s INCREMENT 4").changes == {"increment": 4}  # SET is optional
+    assert _statement("ALTER SEQUENCE s RENAME TO x.t").changes == {"rename": ["DB", "X", "T"]}
+    assert _statement("ALTER SEQUENCE a.b.s RENAME TO t").changes == {"rename": ["DB", "SC", "T"]}
     with pytest.raises(Unsupported):
-        _statement("ALTER SEQUENCE s RENAME TO t")
+        _statement("ALTER SEQUENCE s SET ORDER")
     assert _statement("DROP SEQUENCE IF EXISTS s") == SequenceStatement(
         "DROP", ["DB", "SC", "S"], if_exists=True
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from embucket_py.sql.transforms.functions.numeric import number_scale, quotient_scale
 from embucket_py.sql.transforms.functions.temporal import (
     add,
     call,
@@ -96,6 +97,26 @@ def _kurtosis(node: exp.Expression) -> exp.Expression:
     return sub(div(mul(lead, s4), call("power", var, number(2))), tail)
 
 
+def _avg_source_scale(node: exp.Avg) -> int | None:
+    """The scale of AVG's argument when it is a NUMBER column or literal; None when its type is
+    not known here (then it stays DataFusion's AVG, a DOUBLE for integers)."""
+    x = node.this
+    if isinstance(x, exp.Distinct) and len(x.expressions) == 1:
+        x = x.expressions[0]
+    return number_scale(x)
+
+
+def _avg(node: exp.Avg, source_scale: int) -> exp.Expression:
+    """AVG of NUMBER(p, s): Snowflake's exact NUMBER(38, scale of a quotient), rounded (6 digits
+    for integers). DataFusion averages a decimal(p, s) into scale s + 4, cutting the rest off:
+    averaging at two more digits than wanted and casting down rounds correctly."""
+    scale = quotient_scale(source_scale)
+    inner = node.copy()
+    target = inner.this.expressions[0] if isinstance(inner.this, exp.Distinct) else inner.this
+    target.replace(cast(target.copy(), f"NUMBER(38, {max(scale - 2, source_scale)})"))
+    return cast(inner, f"NUMBER(38, {scale})")
+
+
 def _max_min_by(node: exp.ArgMax | exp.ArgMin) -> exp.Expression:
     """MAX_BY / MIN_BY(x, y [, n]): x of the row with the largest / smallest y (rows whose y is
     NULL do not count); with n, an ARRAY of the x of the first n such rows, in that order.
@@ -155,7 +176,7 @@ def _composite_window(node: exp.Window) -> exp.Expression:
 
 def _window(node: exp.Window) -> exp.Expression:
     inner = node.this
-    if isinstance(inner, _COMPOSITE):
+    if isinstance(inner, _COMPOSITE) or (isinstance(inner, exp.Avg) and _avg_source_scale(inner) is not None):
         return _composite_window(node)
     name = inner.name.upper() if isinstance(inner, exp.Anonymous) else ""
     if name == "RATIO_TO_REPORT":
@@ -204,6 +225,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _skew(node)
     if isinstance(node, exp.Kurtosis):
         return _kurtosis(node)
+    if isinstance(node, exp.Avg) and (source_scale := _avg_source_scale(node)) is not None:
+        return _avg(node, source_scale)
     return node
 
 

@@ -8,6 +8,7 @@ functions, FLATTEN, unknown tables, computed subquery columns) counts as "may be
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 
 from sqlglot import exp
@@ -182,9 +183,9 @@ def _expression_kind(node: exp.Expression, ctx: SqlContext, depth: int) -> Sourc
 
 
 def stored_kind(node: exp.Expression, ctx: SqlContext | None, depth: int = 0) -> str | None:
-    """The type kind (TEXT, FIXED, ...) of a column, followed through its SELECT's single source:
-    a stored table's declared type, or the literal or cast a CTE, subquery or VALUES gives it.
-    None when it cannot be told."""
+    """The type kind (TEXT, FIXED(p,s), ...) of a column, followed through the source of its SELECT
+    that provides it (the only one, or the one its qualifier names): a stored table's declared
+    type, or the literal or cast a CTE, subquery or VALUES gives it. None when it cannot be told."""
     if ctx is None or depth > 8 or not isinstance(node, exp.Column):
         return None
     if not isinstance(node.this, exp.Identifier):
@@ -193,6 +194,9 @@ def stored_kind(node: exp.Expression, ctx: SqlContext | None, depth: int = 0) ->
     if select is None:
         return None
     sources = _sources(select)
+    qualifier = node.args.get("table")
+    if len(sources) > 1 and isinstance(qualifier, exp.Identifier) and node.args.get("db") is None:
+        sources = [s for s in sources if _alias_of(s) == normalize(qualifier)]
     if len(sources) != 1:
         return None
     return _kind_in_source(sources[0], normalize(node.this), None, ctx, depth)
@@ -264,10 +268,18 @@ def _kind_in_query(
         rows = query.expressions
         if position is None or not rows:
             return None
-        first = rows[0].expressions if isinstance(rows[0], exp.Tuple) else [rows[0]]
-        return _kind_of_value(first[position], ctx, depth) if position < len(first) else None
+        values = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in rows]
+        if any(position >= len(v) for v in values):
+            return None
+        first = _kind_of_value(values[0][position], ctx, depth)
+        return _numbers_agree(first, lambda: [_kind_of_value(v[position], ctx, depth) for v in values[1:]])
     if isinstance(query, exp.SetOperation):
-        return _kind_in_query(query.this, name, position, ctx, depth)
+        first = _kind_in_query(query.this, name, position, ctx, depth)
+        # The other branch's column at the same place (a set operation's names are its first's).
+        at = position if position is not None else _position(query.this, name)
+        return _numbers_agree(
+            first, lambda: [None if at is None else _kind_in_query(query.expression, "", at, ctx, depth)]
+        )
     if not isinstance(query, exp.Select):
         return None
     projections = query.expressions
@@ -278,11 +290,39 @@ def _kind_in_query(
         if position >= len(projections):
             return None
         return _kind_of_value(projections[position].unalias(), ctx, depth)
-    for projection in projections:
+    at = _position(query, name)
+    return None if at is None else _kind_of_value(projections[at].unalias(), ctx, depth)
+
+
+def _position(query: exp.Expression, name: str) -> int | None:
+    """Where the column `name` is among the projections of a query's first SELECT."""
+    while isinstance(query, exp.SetOperation | exp.Subquery):
+        query = query.this
+    if not isinstance(query, exp.Select):
+        return None
+    for i, projection in enumerate(query.expressions):
         ident = projection.args.get("alias") if isinstance(projection, exp.Alias) else projection.this
         if isinstance(ident, exp.Identifier) and ident.name.casefold() == name.casefold():
-            return _kind_of_value(projection.unalias(), ctx, depth)
+            return i
     return None
+
+
+def _numbers_agree(first: str | None, others: Callable[[], list[str | None]]) -> str | None:
+    """The first branch's kind decides; a NUMBER's only when every branch has the same one (its
+    scale decides how it is averaged and divided)."""
+    if first is None or not first.startswith("FIXED"):
+        return first
+    return first if all(kind == first for kind in others()) else None
+
+
+def _literal_kind(node: exp.Literal) -> str:
+    """TEXT, REAL (an exponent) or FIXED(38,s) with the digits after the point."""
+    if node.is_string:
+        return "TEXT"
+    text = node.name.lower()
+    if "e" in text:
+        return "REAL"
+    return f"FIXED(38,{len(text.split('.')[1]) if '.' in text else 0})"
 
 
 def _kind_of_value(node: exp.Expression, ctx: SqlContext, depth: int) -> str | None:
@@ -291,7 +331,7 @@ def _kind_of_value(node: exp.Expression, ctx: SqlContext, depth: int) -> str | N
     if isinstance(node, exp.Column):
         return stored_kind(node, ctx, depth + 1)
     if isinstance(node, exp.Literal):
-        return "TEXT" if node.is_string else "FIXED"
+        return _literal_kind(node)
     if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES):
         return "TEXT"
     if not isinstance(node, exp.Column) and is_binary(node):

@@ -28,7 +28,7 @@ def _literal_scale(node: exp.Expression) -> int | None:
     return None
 
 
-def _scale(node: exp.Expression) -> int | None:
+def number_scale(node: exp.Expression) -> int | None:
     """The scale of a number literal or of a stored NUMBER(p, s) column; None otherwise."""
     literal = _literal_scale(node)
     if literal is not None:
@@ -38,14 +38,19 @@ def _scale(node: exp.Expression) -> int | None:
     return int(match.group(2)) if match else None
 
 
+def quotient_scale(dividend_scale: int) -> int:
+    """The scale of a NUMBER quotient (and of AVG, a sum over a count), from the dividend's."""
+    return max(dividend_scale, min(dividend_scale + 6, 12))
+
+
 def _divide(dividend: exp.Expression, divisor: exp.Expression) -> exp.Expression:
     """Snowflake divides NUMBERs exactly: literals and NUMBER(p, s) columns give NUMBER with scale
     max(s1, min(s1 + 6, 12)); anything else is divided as DOUBLE. Dividing by zero is an error
     (100051), never inf."""
-    s1, s2 = _scale(dividend), _scale(divisor)  # before the casts below take them out of the tree
+    s1, s2 = number_scale(dividend), number_scale(divisor)  # before the casts below take them out of the tree
     checked = call("sf_divisor", cast(divisor, "DOUBLE"))
     if s1 is not None and s2 is not None:
-        scale = max(s1, min(s1 + 6, 12))
+        scale = quotient_scale(s1)
         quotient = exp.Div(
             this=paren(cast(dividend, f"NUMBER(38, {scale})")), expression=paren(divisor), typed=True
         )
@@ -64,11 +69,11 @@ def _div0(node: exp.If, null_too: bool) -> exp.Expression:
             if null_too
             else zero
         )
-        s1, s2 = _scale(dividend), _scale(divisor)
+        s1, s2 = number_scale(dividend), number_scale(divisor)
         if s1 is not None and s2 is not None:
             # NUMBERs divide exactly (DIV0(1, 2) is 0.500000); NULLIF keeps the untaken branch
             # from dividing by zero when the planner folds constants.
-            scale = max(s1, min(s1 + 6, 12))
+            scale = quotient_scale(s1)
             quotient = exp.Div(
                 this=paren(cast(dividend.copy(), f"NUMBER(38, {scale})")),
                 expression=call("nullif", divisor.copy(), number(0)),
