@@ -38,6 +38,7 @@ SYSTEM_ROLES = (ACCOUNTADMIN, SECURITYADMIN, USERADMIN, SYSADMIN, PUBLIC)
 _SYSTEM_HIERARCHY = ((SECURITYADMIN, ACCOUNTADMIN), (SYSADMIN, ACCOUNTADMIN), (USERADMIN, SECURITYADMIN))
 _SYSTEM_PRIVILEGES = (
     (SYSADMIN, "CREATE DATABASE"),
+    (SYSADMIN, "CREATE WAREHOUSE"),
     (USERADMIN, "CREATE ROLE"),
     (USERADMIN, "CREATE USER"),
     (SECURITYADMIN, "MANAGE GRANTS"),
@@ -47,7 +48,8 @@ REFRESH_SECONDS = 1.0
 
 # What ALL [PRIVILEGES] grants, by the kind of securable.
 ALL_PRIVILEGES = {
-    "ACCOUNT": ("CREATE DATABASE", "CREATE ROLE", "CREATE USER", "MANAGE GRANTS"),
+    "ACCOUNT": ("CREATE DATABASE", "CREATE WAREHOUSE", "CREATE ROLE", "CREATE USER", "MANAGE GRANTS"),
+    "WAREHOUSE": ("USAGE", "OPERATE", "MODIFY", "MONITOR"),
     "DATABASE": ("USAGE", "CREATE SCHEMA", "MODIFY", "MONITOR"),
     "SCHEMA": (
         "USAGE",
@@ -205,7 +207,12 @@ class Grants:
                             role=child, grantee_kind="ROLE", grantee=parent, created_on=now
                         )
                     )
-                for role, privilege in _SYSTEM_PRIVILEGES:
+            for role, privilege in _SYSTEM_PRIVILEGES:
+                # CREATE WAREHOUSE came after the first release: SYSADMIN gets it where no role has it.
+                held = sa.select(privileges_table.c.role).where(
+                    privileges_table.c.privilege == privilege, privileges_table.c.kind == "ACCOUNT"
+                )
+                if not have or (privilege == "CREATE WAREHOUSE" and conn.execute(held).first() is None):
                     conn.execute(
                         privileges_table.insert().values(_row(privilege, ACCOUNT, role, False, None, now))
                     )

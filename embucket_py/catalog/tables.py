@@ -35,6 +35,7 @@ from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.sequences import Sequences
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.views import Views
+from embucket_py.catalog.warehouses import Warehouses
 from embucket_py.errors import (
     InvalidIdentifier,
     ObjectAlreadyExists,
@@ -143,6 +144,7 @@ class Tables:
         self.views = Views(metastore)
         self.routines = Routines(metastore)
         self.sequences = Sequences(metastore)
+        self.warehouses = Warehouses(metastore)
 
     def load(self, ref: TableName) -> Table:
         # A database this process has used is read straight away; its database and schema are

@@ -23,7 +23,7 @@ from embucket_py.catalog.grants import (
 from embucket_py.catalog.grants import stage as grants_stage
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
-from embucket_py.engine import access
+from embucket_py.engine import access, warehouses
 from embucket_py.engine.metadata import like_matches
 from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
@@ -178,6 +178,10 @@ def _securables(metastore: Metastore, target: stmt.Target, ctx: SqlContext) -> l
     parts = target.parts
     if target.kind == "ACCOUNT":
         return [ACCOUNT]
+    if target.kind == "WAREHOUSE":
+        if Tables(metastore).warehouses.get(parts[-1]) is None:
+            raise object_not_found("Warehouse", naming.quote(parts[-1]))
+        return [warehouses.securable(parts[-1])]
     if target.every is None and target.kind == "DATABASE":
         if not metastore.database_exists(parts[-1]):
             raise object_not_found("Database", naming.quote(parts[-1]))

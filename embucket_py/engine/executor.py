@@ -42,6 +42,7 @@ from embucket_py.engine import (
     stages,
     transactions,
     variables,
+    warehouses,
 )
 from embucket_py.engine.file_sets import FILE_SETS
 from embucket_py.engine.metadata_columns import PARAMETER_DOCS
@@ -58,6 +59,7 @@ from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql import sequences as sequences_sql
+from embucket_py.sql import warehouses as warehouses_sql
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
@@ -241,6 +243,11 @@ class Engine:
             if not describe_only and isinstance(catalog_statement, catalog_statements.CreateBoundDatabase):
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
             return catalogs.run(self.metastore, catalog_statement, describe_only=describe_only)
+        warehouse_statement = None if describe_only else warehouses_sql.warehouse_statement(tree)
+        if warehouse_statement is not None:  # account objects: no database or schema involved
+            if warehouse_statement.action != "DESCRIBE":
+                transactions.commit_open(tables, session)  # DDL commits an open transaction
+            return warehouses.run(tables.warehouses, session, warehouse_statement)
         ctx = self.sql_context(session, query_id)
         if _may_be_access_statement(tree) and (access_statement := sql_access.parse(statement.text)):
             return access_statements.run(self.metastore, session, access_statement, ctx)

@@ -22,7 +22,7 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import access, keys, routines, sequences, variables
+from embucket_py.engine import access, keys, routines, sequences, variables, warehouses
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
@@ -41,6 +41,7 @@ from embucket_py.engine.metadata_columns import (
     TIMESTAMP_LTZ,
     VARIABLES,
     VIEWS,
+    WAREHOUSES,
     Columns,
 )
 from embucket_py.engine.parameters import parameter_rows
@@ -139,6 +140,9 @@ def show(
     if d.kind == "SEQUENCES":
         rows = _filtered(list(sequences.show_rows(tables, session, _schemas_in_scope(tables, d))), d)
         return _result(SEQUENCES, rows, StatementType.SHOW)
+    if d.kind == "WAREHOUSES":
+        rows = _filtered(warehouses.show_rows(tables.warehouses, session), d)
+        return _result(WAREHOUSES, rows, StatementType.SHOW)
     if d.kind == "VIEWS":
         rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)

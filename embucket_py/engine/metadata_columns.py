@@ -251,3 +251,37 @@ FUNCTIONS: Columns = [
     ("language", TEXT),
     ("is_memoizable", TEXT),
 ]
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-warehouses#output
+WAREHOUSES: Columns = [
+    ("name", TEXT),
+    ("state", TEXT),
+    ("type", TEXT),
+    ("size", TEXT),
+    ("min_cluster_count", NUMBER),
+    ("max_cluster_count", NUMBER),
+    ("started_clusters", NUMBER),
+    ("running", NUMBER),
+    ("queued", NUMBER),
+    ("is_default", TEXT),
+    ("is_current", TEXT),
+    ("auto_suspend", NUMBER),
+    ("auto_resume", TEXT),
+    ("available", TEXT),
+    ("provisioning", TEXT),
+    ("quiescing", TEXT),
+    ("other", TEXT),
+    ("created_on", TIMESTAMP_LTZ),
+    ("resumed_on", TIMESTAMP_LTZ),
+    ("updated_on", TIMESTAMP_LTZ),
+    ("owner", TEXT),
+    ("comment", TEXT),
+    ("enable_query_acceleration", TEXT),
+    ("query_acceleration_max_scale_factor", NUMBER),
+    ("resource_monitor", TEXT),
+    ("scaling_policy", TEXT),
+    ("owner_role_type", TEXT),
+]
+
+# https://docs.snowflake.com/en/sql-reference/sql/desc-warehouse#output
+DESCRIBE_WAREHOUSE: Columns = [("created_on", TIMESTAMP_LTZ), ("name", TEXT), ("kind", TEXT)]

@@ -21,6 +21,7 @@ _TWO_WORDS = {
         "SCHEMA",
         "DATABASE",
         "ROLE",
+        "WAREHOUSE",
         "USER",
         "STAGE",
         "FILE",
@@ -309,7 +310,7 @@ def _target(t: _Tokens) -> Target:
     if kind not in _OBJECT_KINDS or kind == "ACCOUNT":
         raise Unsupported(f"Privileges on {kind or 'this object'} are not supported yet.")
     t.at += 1
-    if kind in ("ROLE", "USER", "WAREHOUSE"):
+    if kind in ("ROLE", "USER"):
         raise Unsupported(f"Privileges on a {kind.lower()} are not supported yet.")
     return Target(kind, t.name())
 

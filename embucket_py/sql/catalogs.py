@@ -114,7 +114,7 @@ class _Token:
         return self.text.upper() if self.kind == "word" else ""
 
 
-def _tokens(text: str) -> list[_Token]:
+def property_tokens(text: str) -> list[_Token]:
     found, pos = [], 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
@@ -137,7 +137,9 @@ def _unquote(token: _Token) -> str:
     return token.text
 
 
-class _Parser:
+class PropertyParser:
+    """Reads Snowflake's `KEY = value` property lists (and the words around them) token by token."""
+
     def __init__(self, tokens: list[_Token]) -> None:
         self.tokens = tokens
         self.i = 0
@@ -227,7 +229,7 @@ class _Parser:
 # --- statements -----------------------------------------------------------------------------------
 
 
-def _kind(parser: _Parser, plural: bool = False) -> str | None:
+def _kind(parser: PropertyParser, plural: bool = False) -> str | None:
     suffix = "S" if plural else ""
     if parser.accept("EXTERNAL", "VOLUME" + suffix):
         return VOLUME
@@ -247,12 +249,12 @@ def parse_statement(text: str) -> CatalogStatement | None:
         Unsupported: a CREATE DATABASE mixing an external binding with other options.
     """
     try:
-        tokens = _tokens(text)
+        tokens = property_tokens(text)
     except SyntaxError_:
         if _OTHER_DATABASE.match(text):
             return None  # CREATE DATABASE ... CLONE x AT(TIMESTAMP => ...) and such: not ours
         raise
-    parser = _Parser(tokens)
+    parser = PropertyParser(tokens)
     if parser.accept("SHOW"):
         kind = _kind(parser, plural=True)
         if kind is None:
@@ -296,7 +298,7 @@ def parse_statement(text: str) -> CatalogStatement | None:
     return CreateObject(kind, name, properties, replace, if_not_exists)
 
 
-def _create_database(parser: _Parser, replace: bool) -> CreateBoundDatabase | None:
+def _create_database(parser: PropertyParser, replace: bool) -> CreateBoundDatabase | None:
     if_not_exists = parser.accept("IF", "NOT", "EXISTS")
     try:
         name = parser.identifier()

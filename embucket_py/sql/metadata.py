@@ -31,6 +31,7 @@ SHOW_KINDS = (
     "PROCEDURES",
     "FUNCTIONS",
     "SEQUENCES",
+    "WAREHOUSES",
 )
 # Declared constraints: https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
 KEY_KINDS = ("PRIMARY KEYS", "UNIQUE KEYS", "IMPORTED KEYS")

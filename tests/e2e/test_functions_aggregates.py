@@ -122,7 +122,8 @@ def test_avg_of_numbers_is_a_number(cur: Any) -> None:
     (the Snowpark docs' example); a FLOAT's stays FLOAT."""
     cur.execute("CREATE TABLE averaged (k VARCHAR, i INT, n NUMBER(10, 2), f FLOAT)")
     cur.execute(
-        "INSERT INTO averaged VALUES ('a', 1, 1.25, 1), ('a', 2, 2.5, 2), ('a', 2, 3.33, 4), ('b', NULL, NULL, NULL)"
+        "INSERT INTO averaged VALUES "
+        "('a', 1, 1.25, 1), ('a', 2, 2.5, 2), ('a', 2, 3.33, 4), ('b', NULL, NULL, NULL)"
     )
     cur.execute("SELECT AVG(i), AVG(n), AVG(f), AVG(DISTINCT i) FROM averaged")
     assert cur.fetchone() == (

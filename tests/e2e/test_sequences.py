@@ -96,15 +96,16 @@ def test_rename_information_schema_and_get_ddl(cur: Any, database: str) -> None:
         cur.execute("SELECT ids.nextval")
     cur.execute("ALTER SEQUENCE other.ids2 INCREMENT BY 1")  # SET is optional
     cur.execute(
-        "SELECT sequence_schema, sequence_name, data_type, start_value, next_value, increment, ordered, comment "
-        "FROM information_schema.sequences"
+        "SELECT sequence_schema, sequence_name, data_type, start_value, next_value, increment, ordered, "
+        "comment FROM information_schema.sequences"
     )
     assert cur.fetchall() == [("OTHER", "IDS2", "NUMBER", "10", "20", "1", "NO", "ids")]
     assert [d.name for d in cur.description][:2] == ["SEQUENCE_SCHEMA", "SEQUENCE_NAME"]
     cur.execute("SELECT GET_DDL('SEQUENCE', 'other.ids2', TRUE)")
     assert [d.name for d in cur.description] == ["GET_DDL('SEQUENCE', 'OTHER.IDS2', TRUE)"]
     assert cur.fetchone() == (
-        f"create or replace sequence {database}.OTHER.IDS2 start with 10 increment by 1 noorder comment='ids';",
+        f"create or replace sequence {database}.OTHER.IDS2 start with 10 increment by 1 noorder "
+        "comment='ids';",
     )
     cur.execute("CREATE SEQUENCE taken")
     with pytest.raises(ProgrammingError) as info:

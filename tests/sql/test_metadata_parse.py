@@ -89,8 +89,6 @@ def test_show_parameters_and_variables_arrive_as_commands() -> None:
 
 def test_show_of_unknown_objects_is_unsupported() -> None:
     with pytest.raises(Unsupported):
-        show("SHOW WAREHOUSES")
-    with pytest.raises(Unsupported):
         show("SHOW TASKS")
     assert show("SHOW USER FUNCTIONS LIKE 'A%'") == show("SHOW FUNCTIONS LIKE 'A%'")
     assert show("SHOW USER FUNCTIONS").kind == "FUNCTIONS"
