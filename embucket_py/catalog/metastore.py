@@ -238,6 +238,36 @@ class Metastore:
         cat.drop_namespace(naming.stored(schema))
         return True
 
+    def move_object(
+        self,
+        table: sa.Table,
+        kind: str,
+        old: tuple[str, str, str],
+        new: tuple[str, str, str],
+        **values: object,
+    ) -> bool:
+        """Gives the row of a schema object kept in `table` (keyed database, schema, name) a new
+        name and schema; False when there is no such row.
+
+        Raises:
+            ObjectNotFound: the new schema does not exist.
+            ObjectAlreadyExists: an object of the new name exists.
+        """
+        self.require_schema(new[0], new[1])
+
+        def stored(parts: tuple[str, str, str]) -> dict[str, str]:
+            return {c: naming.stored(p) for c, p in zip(("database", "schema", "name"), parts, strict=True)}
+
+        def where(parts: tuple[str, str, str]) -> sa.ColumnElement[bool]:
+            return sa.and_(*(table.c[c] == v for c, v in stored(parts).items()))
+
+        with self.engine.begin() as conn:
+            if conn.execute(sa.select(table.c.name).where(where(new))).first() is not None:
+                raise already_exists(kind, new[2])
+            return bool(
+                conn.execute(table.update().where(where(old)).values(**stored(new), **values)).rowcount
+            )
+
     def require_schema(self, database: str, schema: str) -> SqlCatalog:
         cat = self.require_database(database)
         if not cat.namespace_exists(naming.stored(schema)):

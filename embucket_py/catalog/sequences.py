@@ -109,24 +109,12 @@ class Sequences:
         """Moves a sequence to a new name (and schema); False when there is no such sequence.
 
         Raises:
-            ObjectAlreadyExists: a sequence of the new name exists.
-            ObjectNotFound: the new name's schema does not exist.
+            ObjectAlreadyExists / ObjectNotFound: the new name is taken / its schema does not exist.
         """
-        self.metastore.require_schema(to[0], to[1])
-        with self.metastore.engine.begin() as conn:
-            if conn.execute(sa.select(sequences_table.c.name).where(self._where(*to))).first() is not None:
-                raise already_exists("Sequence", to[2])
-            moved = conn.execute(
-                sequences_table.update()
-                .where(self._where(database, schema, name))
-                .values(
-                    database=naming.stored(to[0]),
-                    schema=naming.stored(to[1]),
-                    name=naming.stored(to[2]),
-                    last_altered=datetime.now(UTC),
-                )
-            ).rowcount
-        return bool(moved)
+        old = (database, schema, name)
+        return self.metastore.move_object(
+            sequences_table, "Sequence", old, to, last_altered=datetime.now(UTC)
+        )
 
     def drop(self, database: str, schema: str, name: str, *, if_exists: bool) -> bool:
         with self.metastore.engine.begin() as conn:

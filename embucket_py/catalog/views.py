@@ -134,17 +134,9 @@ class Views:
         """Moves a view to a new name (and schema); False when there is no such view.
 
         Raises:
-            ObjectAlreadyExists: a view of the new name exists.
-            ObjectNotFound: the new name's schema does not exist.
+            ObjectAlreadyExists / ObjectNotFound: the new name is taken / its schema does not exist.
         """
-        self.metastore.require_schema(to[0], to[1])
-        with self.metastore.engine.begin() as conn:
-            if conn.execute(sa.select(views_table.c.name).where(_MATCH), self._key(*to)).first() is not None:
-                raise already_exists("View", to[2])
-            moved = conn.execute(
-                views_table.update().where(self._match(database, schema, name)).values(**self._key(*to))
-            ).rowcount
-        return bool(moved)
+        return self.metastore.move_object(views_table, "View", (database, schema, name), to)
 
     def _match(self, database: str, schema: str, name: str) -> sa.ColumnElement[bool]:
         # Bound by value: the bind names of _MATCH are the columns' own, reserved in an UPDATE.
