@@ -28,7 +28,7 @@ from embucket_py.bench.tpch_queries import QUERIES
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.config import load_settings
-from embucket_py.engine.query import collect, plan, translate
+from embucket_py.engine.query import collect, column_kinds, plan, translate
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.parse import parse
 
@@ -39,7 +39,8 @@ class ServerPath:
     def __init__(self, data_dir: Path, database: str, schema: str) -> None:
         settings = load_settings({"data_dir": str(data_dir)})
         self.tables = Tables(Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse))
-        self.ctx = SqlContext(database.upper(), schema.upper())
+        # Declared column types, as the server's statements have them (AVG and division follow them).
+        self.ctx = SqlContext(database.upper(), schema.upper(), column_kinds=column_kinds(self.tables))
 
     def live_files(self) -> list[TableFiles]:
         found = []

@@ -46,7 +46,7 @@ from embucket_py.engine import (
 )
 from embucket_py.engine.file_sets import FILE_SETS
 from embucket_py.engine.metadata_columns import PARAMETER_DOCS
-from embucket_py.engine.query import describe_query, run_query
+from embucket_py.engine.query import column_kinds, describe_query, run_query
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts, status
 from embucket_py.engine.stages import StageResolver
 from embucket_py.engine.time_travel import STATEMENTS
@@ -62,7 +62,7 @@ from embucket_py.sql import sequences as sequences_sql
 from embucket_py.sql import warehouses as warehouses_sql
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
-from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
+from embucket_py.sql.context import ColumnKinds, SqlContext
 from embucket_py.sql.ddl import create_def, drop_def, retention_change
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
@@ -160,20 +160,7 @@ class Engine:
         )
 
     def _column_kinds(self, session: Session) -> ColumnKinds:
-        """Declared type kinds of a stored table's columns, read once per table per statement."""
-        tables = transactions.SessionTables(self.tables, session)
-        seen: dict[tuple[str, ...], dict[str, str] | None] = {}
-
-        def lookup(parts: list[str]) -> dict[str, str] | None:
-            key = tuple(parts)
-            if key not in seen:
-                table = tables.find(TableName(*parts))
-                seen[key] = (
-                    None if table is None else {c.name: kind_text(c.type) for c in Tables.columns(table)}
-                )
-            return seen[key]
-
-        return lookup
+        return column_kinds(transactions.SessionTables(self.tables, session))
 
     def execute(
         self,

@@ -27,7 +27,7 @@ from embucket_py.engine.result import QueryResult, StatementType, columns_of
 from embucket_py.engine.reused_results import REUSED, reuse_enabled
 from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationError
 from embucket_py.sql import views
-from embucket_py.sql.context import SqlContext
+from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import QueryTranslation, translate_query
@@ -35,6 +35,20 @@ from embucket_py.sql.translate import QueryTranslation, translate_query
 MAX_VIEW_DEPTH = 32
 # A shared CTE's result held in memory for the statement; a larger one is computed per reference.
 SHARED_CTE_BYTES = 256 << 20
+
+
+def column_kinds(tables: Tables) -> ColumnKinds:
+    """Declared type kinds of stored tables' columns, each table read once (one lookup per statement)."""
+    seen: dict[tuple[str, ...], dict[str, str] | None] = {}
+
+    def lookup(parts: list[str]) -> dict[str, str] | None:
+        key = tuple(parts)
+        if key not in seen:
+            table = tables.find(TableName(*parts))
+            seen[key] = None if table is None else {c.name: kind_text(c.type) for c in Tables.columns(table)}
+        return seen[key]
+
+    return lookup
 
 
 def expand_views(
