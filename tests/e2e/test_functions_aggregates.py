@@ -117,7 +117,7 @@ def test_higher_moments_beside_the_plain_aggregates(cur: Any) -> None:
     assert skew == pytest.approx(n / ((n - 1) * (n - 2)) * sum(d**3 for d in deviations) / var**1.5)
 
 
-def test_avg_of_numbers_is_a_number(cur: Any) -> None:
+def test_avg_and_median_of_numbers_are_numbers(cur: Any) -> None:
     """AVG of NUMBER(p, s) is NUMBER(38, max(s, min(s + 6, 12))), rounded: 1.666667 for 1, 2, 2
     (the Snowpark docs' example); a FLOAT's stays FLOAT."""
     cur.execute("CREATE TABLE averaged (k VARCHAR, i INT, n NUMBER(10, 2), f FLOAT)")
@@ -133,6 +133,12 @@ def test_avg_of_numbers_is_a_number(cur: Any) -> None:
         Decimal("1.5"),
     )
     assert [(d.type_code, d.scale) for d in cur.description] == [(0, 6), (0, 8), (1, None), (0, 6)]
+    # MEDIAN: NUMBER(p + 3, s + 3).
+    assert cur.execute("SELECT MEDIAN(i), MEDIAN(n) FROM averaged").fetchone() == (
+        Decimal("2"),
+        Decimal("2.5"),
+    )
+    assert [d.scale for d in cur.description] == [3, 5]
     cur.execute("SELECT k, AVG(i) FROM averaged GROUP BY k ORDER BY k")
     assert cur.fetchall() == [("a", Decimal("1.666667")), ("b", None)]
     cur.execute("SELECT AVG(x.i) OVER (ORDER BY x.n) FROM averaged x JOIN averaged y ON x.i = y.i ORDER BY 1")

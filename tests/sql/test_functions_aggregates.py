@@ -83,3 +83,18 @@ def test_avg_of_numbers_is_an_exact_number_rounded_at_the_quotient_scale() -> No
         "SELECT AVG(2) AS a, AVG(x) AS b FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 2)"
     )
     assert row == {"a": Decimal("2.000000"), "b": Decimal("1.666667")}
+
+
+def test_median_of_numbers_has_three_more_digits() -> None:
+    """MEDIAN of NUMBER(p, s) is NUMBER(p + 3, s + 3): the Snowpark docs' 1, 3, 10, 1, 3 -> 3.000."""
+    validate(
+        "SELECT MEDIAN(a) AS m FROM t", 'SELECT median(CAST("a" AS DECIMAL(38, 3))) AS "m" FROM "__t0" AS "t"'
+    )
+    validate(
+        "SELECT MEDIAN(d) AS m FROM t", 'SELECT median("d") AS "m" FROM "__t0" AS "t"'
+    )  # a DOUBLE's stays
+    (row,) = rows(
+        "SELECT MEDIAN(x) AS m, MEDIAN(y) AS n "
+        "FROM VALUES (1, 1.5), (3, 2.5), (10, 1.5), (1, 3.5), (3, 2.0) AS v(x, y)"
+    )
+    assert row == {"m": Decimal("3.000"), "n": Decimal("2.0000")}

@@ -203,7 +203,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         # value, where DataFusion's own digest interpolates differently (0.6 for p10 of 0..10).
         return call("percentile_cont", cast(node.this, "DOUBLE"), node.args["quantile"])
     if isinstance(node, exp.Median):
-        return call("median", node.this)
+        # Of NUMBER(p, s), Snowflake's median is NUMBER(p + 3, s + 3) (3.000 of 1, 3, 10, 1, 3).
+        scale = number_scale(node.this)
+        return call(
+            "median", node.this if scale is None else cast(node.this, f"NUMBER(38, {min(scale + 3, 37)})")
+        )
     if isinstance(node, exp.Mode):
         return call("sf_mode_text" if is_text(node.this) else "sf_mode", node.this)
     if isinstance(node, exp.CountIf):
