@@ -98,3 +98,12 @@ def test_median_of_numbers_has_three_more_digits() -> None:
         "FROM VALUES (1, 1.5), (3, 2.5), (10, 1.5), (1, 3.5), (3, 2.0) AS v(x, y)"
     )
     assert row == {"m": Decimal("3.000"), "n": Decimal("2.0000")}
+
+
+def test_a_number_cast_or_average_divides_exactly() -> None:
+    """NUMBER / NUMBER keeps Snowflake's scale max(s, min(s + 6, 12)) also for casts and AVG."""
+    (row,) = rows(
+        "SELECT 1::INT / 2 AS a, CAST(7 AS NUMBER(5, 1)) / 2 AS b, AVG(x) / 3 AS c "
+        "FROM VALUES (1), (2) AS v(x)"
+    )
+    assert row == {"a": Decimal("0.500000"), "b": Decimal("3.5000000"), "c": Decimal("0.500000000000")}

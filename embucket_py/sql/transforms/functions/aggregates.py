@@ -111,10 +111,15 @@ def _avg(node: exp.Avg, source_scale: int) -> exp.Expression:
     for integers). DataFusion averages a decimal(p, s) into scale s + 4, cutting the rest off:
     averaging at two more digits than wanted and casting down rounds correctly."""
     scale = quotient_scale(source_scale)
-    inner = node.copy()
-    target = inner.this.expressions[0] if isinstance(inner.this, exp.Distinct) else inner.this
-    target.replace(cast(target.copy(), f"NUMBER(38, {max(scale - 2, source_scale)})"))
-    return cast(inner, f"NUMBER(38, {scale})")
+    wider = f"NUMBER(38, {max(scale - 2, source_scale)})"
+    argument = node.this.copy()
+    if isinstance(argument, exp.Distinct):
+        value = argument.expressions[0]
+        value.replace(cast(value.copy(), wider))
+    else:
+        argument = cast(argument, wider)
+    # A call, not an exp.Avg: the rewrite descends into what it returns, and must not take it again.
+    return cast(call("avg", argument), f"NUMBER(38, {scale})")
 
 
 def _max_min_by(node: exp.ArgMax | exp.ArgMin) -> exp.Expression:
@@ -156,7 +161,7 @@ def _conditional_true_event(window: exp.Window) -> exp.Expression:
 
 # Aggregates rewritten into an expression over several built-in aggregates.
 _COMPOSITE = (exp.BoolxorAgg, exp.Skewness, exp.Kurtosis)
-_AGGREGATE_CALLS = frozenset({"var_pop", "var_samp", "stddev_samp"})
+_AGGREGATE_CALLS = frozenset({"avg", "var_pop", "var_samp", "stddev_samp"})
 
 
 def _composite_window(node: exp.Window) -> exp.Expression:

@@ -28,11 +28,27 @@ def _literal_scale(node: exp.Expression) -> int | None:
     return None
 
 
+_INTEGER_TYPES = (exp.DType.INT, exp.DType.BIGINT, exp.DType.SMALLINT, exp.DType.TINYINT)
+
+
 def number_scale(node: exp.Expression) -> int | None:
-    """The scale of a number literal or of a stored NUMBER(p, s) column; None otherwise."""
+    """The scale of a NUMBER the SQL shows: a number literal, a cast to NUMBER(p, s) or an integer
+    type, the AVG of such a NUMBER, a stored NUMBER(p, s) column; None otherwise."""
     literal = _literal_scale(node)
     if literal is not None:
         return literal
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Cast):
+        to = node.to
+        if to.is_type(*_INTEGER_TYPES):
+            return 0
+        params = to.expressions if to.is_type(exp.DType.DECIMAL) else []
+        return int(params[1].this.name) if len(params) == 2 else None
+    if isinstance(node, exp.Avg):  # aggregates.py averages it into an exact NUMBER
+        x = node.this.expressions[0] if isinstance(node.this, exp.Distinct) else node.this
+        scale = number_scale(x)
+        return None if scale is None else quotient_scale(scale)
     kind = stored_kind(node, active())
     match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
     return int(match.group(2)) if match else None
