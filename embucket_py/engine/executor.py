@@ -230,8 +230,10 @@ class Engine:
             if not describe_only and isinstance(catalog_statement, catalog_statements.CreateBoundDatabase):
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
             return catalogs.run(self.metastore, catalog_statement, describe_only=describe_only)
-        warehouse_statement = None if describe_only else warehouses_sql.warehouse_statement(tree)
-        if warehouse_statement is not None:  # account objects: no database or schema involved
+        if (warehouse_statement := warehouses_sql.warehouse_statement(tree)) is not None:
+            # Account objects: no database or schema involved.
+            if describe_only:
+                return warehouses.columns_only(warehouse_statement)
             if warehouse_statement.action != "DESCRIBE":
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
             return warehouses.run(tables.warehouses, session, warehouse_statement)

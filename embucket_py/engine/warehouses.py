@@ -80,6 +80,15 @@ def run(warehouses: Warehouses, session: Session, s: WarehouseStatement) -> Quer
     return _alter(warehouses, session, found, s)
 
 
+def columns_only(s: WarehouseStatement) -> QueryResult:
+    """The result's columns without running the statement (a describe-only request)."""
+    if s.action == "DESCRIBE":
+        return constant(DESCRIBE_WAREHOUSE, [], StatementType.DESCRIBE)
+    result = status(OK)
+    result.batches = []
+    return result
+
+
 def _alter(warehouses: Warehouses, session: Session, found: Warehouse, s: WarehouseStatement) -> QueryResult:
     name = found.name
     if s.operation == "SUSPEND":

@@ -58,6 +58,10 @@ def test_create_show_alter_and_drop(cur: Any) -> None:
     assert cur.execute(f"DROP WAREHOUSE {name}_2").fetchone() == (f"{name}_2 successfully dropped.",)
     assert _error(cur, f"DROP WAREHOUSE {name}_2").errno == 2003
     cur.execute(f"DROP WAREHOUSE IF EXISTS {name}_2")
+    # A describe-only request gives the columns and runs nothing.
+    assert [d.name for d in cur.describe(f"DESC WAREHOUSE {name}_3")] == ["created_on", "name", "kind"]
+    assert [d.name for d in cur.describe(f"CREATE WAREHOUSE {name}_3")] == ["status"]
+    assert cur.execute(f"SHOW WAREHOUSES LIKE '{name}_3'").fetchall() == []
     # Statements run whatever warehouse the session names, an unknown one too.
     cur.execute("USE WAREHOUSE not_made_here")
     assert cur.execute("SELECT 1").fetchone() == (1,)
