@@ -25,6 +25,13 @@ def test_rename_and_swap_tables(t: Any) -> None:
     t.execute("ALTER TABLE t1 SWAP WITH t2")
     assert t.execute("SELECT a FROM t1").fetchall() == [(42,)]
     assert t.execute("SELECT a, b FROM t2").fetchall() == [(1, "x")]
+    # An unqualified new name is in the current schema; the grants go where the table goes.
+    t.execute("CREATE SCHEMA elsewhere")
+    t.execute("USE SCHEMA elsewhere")
+    t.execute("ALTER TABLE public.t2 RENAME TO moved")
+    assert t.execute("SELECT a FROM elsewhere.moved").fetchall() == [(1,)]
+    t.execute("SHOW GRANTS ON TABLE elsewhere.moved")
+    assert [(r[1], r[5]) for r in t.fetchall()] == [("OWNERSHIP", "ACCOUNTADMIN")]
 
 
 def test_add_drop_rename_columns_keep_old_rows(t: Any) -> None:
