@@ -114,7 +114,7 @@ def _alter(warehouses: Warehouses, session: Session, found: Warehouse, s: Wareho
         options = {k: v for k, v in found.options.items() if k not in s.unset}
         changes = {"options": options} | ({"comment": None} if "COMMENT" in s.unset else {})
         warehouses.update(name, **changes)
-    # ABORT ALL QUERIES: a session's running statements are canceled with the session (SYSTEM$CANCEL_*).
+    # ABORT ALL QUERIES cancels nothing: statements are canceled one by one (SYSTEM$CANCEL_QUERY).
     return status(OK)
 
 
