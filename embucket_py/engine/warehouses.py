@@ -114,7 +114,7 @@ def _alter(warehouses: Warehouses, session: Session, found: Warehouse, s: Wareho
         options = {k: v for k, v in found.options.items() if k not in s.unset}
         changes = {"options": options} | ({"comment": None} if "COMMENT" in s.unset else {})
         warehouses.update(name, **changes)
-    # ABORT ALL QUERIES cancels nothing: statements are canceled one by one (SYSTEM$CANCEL_QUERY).
+    # ABORT ALL QUERIES cancels nothing: a client cancels its own statements (abort-request).
     return status(OK)
 
 
