@@ -107,3 +107,19 @@ def test_a_number_cast_or_average_divides_exactly() -> None:
         "FROM VALUES (1), (2) AS v(x)"
     )
     assert row == {"a": Decimal("0.500000"), "b": Decimal("3.5000000"), "c": Decimal("0.500000000000")}
+
+
+def test_aggregates_apart_only_by_casts_get_names_of_their_own() -> None:
+    """DataFusion names `sum(CAST(a AS DOUBLE))` "sum(t.a)", as `sum(a)`: in one SELECT that was a
+    plan error (duplicate field name). A one-argument COALESCE keeps them apart."""
+    validate(
+        "SELECT SUM(a) AS x, SUM(a::FLOAT) AS y, SUM(a::NUMBER(10, 2)) AS z, VAR_SAMP(d) AS v, "
+        "VARIANCE(d::DOUBLE) AS w FROM t",
+        'SELECT sum("a") AS "x", sum(coalesce(CAST("a" AS DOUBLE))) AS "y", '
+        'sum(coalesce(coalesce(CAST("a" AS DECIMAL(10, 2))))) AS "z", var_samp("d") AS "v", '
+        'var_samp(coalesce(CAST("d" AS DOUBLE))) AS "w" FROM "__t0" AS "t"',
+    )
+    (row,) = rows(
+        "SELECT SUM(x) AS a, SUM(x::FLOAT) AS b, AVG(x) AS c, AVG(x::FLOAT) AS d FROM VALUES (1), (2) AS v(x)"
+    )
+    assert row == {"a": 3, "b": 3.0, "c": Decimal("1.500000"), "d": 1.5}

@@ -162,6 +162,8 @@ def _conditional_true_event(window: exp.Window) -> exp.Expression:
 # Aggregates rewritten into an expression over several built-in aggregates.
 _COMPOSITE = (exp.BoolxorAgg, exp.Skewness, exp.Kurtosis)
 _AGGREGATE_CALLS = frozenset({"avg", "var_pop", "var_samp", "stddev_samp"})
+# Aggregates this module writes as calls, with DataFusion's own names for them.
+_NAMED_CALLS = _AGGREGATE_CALLS | {"median", "first_value", "percentile_cont", "bool_and", "bool_or"}
 
 
 def _composite_window(node: exp.Window) -> exp.Expression:
@@ -239,5 +241,45 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _is_aggregate(node: exp.Expression) -> bool:
+    return isinstance(node, exp.AggFunc) or (
+        isinstance(node, exp.Anonymous) and node.name.lower() in _NAMED_CALLS
+    )
+
+
+def _keep_apart(tree: exp.Expression) -> None:
+    """DataFusion names an aggregate after its arguments without their casts, so `SUM(x)` and
+    `SUM(x::FLOAT)` in one SELECT would be two columns of one name (a plan error). The n-th
+    variant of such a name gets its argument wrapped in n one-argument COALESCEs, which show in
+    the name and which the optimizer takes out again."""
+    for select in tree.find_all(exp.Select):
+        variants: dict[str, list[str]] = {}
+        for node in [n for n in select.find_all(exp.Func) if _is_aggregate(n)]:
+            if node.find_ancestor(exp.Select) is not select:
+                continue
+            bare = node.copy().transform(_uncast).sql()
+            seen, text = variants.setdefault(bare, []), node.sql()
+            if text not in seen:
+                seen.append(text)
+            for _ in range(seen.index(text)):
+                _wrap_argument(node)
+
+
+def _uncast(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Cast):
+        node = node.this
+    return node
+
+
+def _wrap_argument(node: exp.Expression) -> None:
+    target = node.expressions[0] if isinstance(node, exp.Anonymous) and node.expressions else node.this
+    if isinstance(target, exp.Distinct) and target.expressions:
+        target = target.expressions[0]
+    if isinstance(target, exp.Expression) and not isinstance(target, exp.Star):
+        target.replace(call("coalesce", target.copy()))
+
+
 def rewrite(tree: exp.Expression) -> exp.Expression:
-    return rewrite_all(tree, _rewrite)
+    tree = rewrite_all(tree, _rewrite)
+    _keep_apart(tree)
+    return tree
