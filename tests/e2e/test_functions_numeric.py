@@ -58,3 +58,19 @@ def test_bitwise_functions(cur: Any) -> None:
         (6, -6),
         (None, None),
     ]
+
+
+def test_ratios_of_number_columns_are_exact_numbers(cur: Any) -> None:
+    """SUM(x) / COUNT(*) and friends over NUMBER columns answer NUMBERs with Snowflake's scales
+    (a quotient's is max(s, min(s + 6, 12)) of its dividend's s), not DOUBLEs; FLOAT stays DOUBLE.
+    https://docs.snowflake.com/en/sql-reference/operators-arithmetic"""
+    cur.execute("CREATE TABLE ratios (a NUMBER(10, 2), b INT, c NUMBER(12, 4), f FLOAT)")
+    cur.execute("INSERT INTO ratios VALUES (1.25, 3, 2.5, 1.5), (2.50, 4, 0.0001, 2.5)")
+    cur.execute(
+        "SELECT SUM(a) / COUNT(*) AS r1, COUNT(*) / 3 AS r2, AVG(a * b) AS r3, SUM(a + c) / SUM(b) AS r4, "
+        "SUM(f) / COUNT(*) AS r5 FROM ratios"
+    )
+    row = cur.fetchone()
+    assert [str(v) for v in row[:4]] == ["1.87500000", "0.666667", "6.87500000", "0.8928714286"]
+    assert row[4] == 2.0
+    assert [(d.type_code, d.scale) for d in cur.description] == [(0, 8), (0, 6), (0, 8), (0, 10), (1, None)]

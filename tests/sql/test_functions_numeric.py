@@ -17,6 +17,10 @@ def row(sql: str) -> list[object]:
     return [table.column(i)[0].as_py() for i in range(table.num_columns)]
 
 
+def texts(sql: str) -> list[str]:
+    return [str(v) for v in row(sql)]
+
+
 def test_width_bucket_is_a_case_over_equal_widths() -> None:
     validate(
         "SELECT WIDTH_BUCKET(d, 0, 10, 5) AS w FROM t",
@@ -62,3 +66,32 @@ def test_division_of_number_columns_uses_the_dividend_scale() -> None:
 def test_div0_of_numbers_divides_exactly() -> None:
     # https://docs.snowflake.com/en/sql-reference/functions/div0: DIV0(1, 2) = 0.500000, DIV0(1, 0) = 0.
     assert row("SELECT DIV0(1, 2), DIV0(1, 0)") == [Decimal("0.500000"), Decimal("0.000000")]
+
+
+def test_division_of_aggregates_and_arithmetic_follows_snowflake_scales() -> None:
+    """Scales by the documented rules: a * b min(s1 + s2, max(s1, s2, 12)), a + b max(s1, s2),
+    COUNT 0, SUM/MIN/MAX the argument's, AVG and a / b max(s1, min(s1 + 6, 12)); a FLOAT
+    anywhere divides as DOUBLE."""
+    values = "FROM VALUES (1.25, 3, 2.5, 1.5::FLOAT), (2.50, 4, 0.0001, 2.5::FLOAT) AS v(a, b, c, f)"
+    # Compared as text: equal Decimals of other scales compare equal.
+    assert texts(
+        "SELECT SUM(a) / COUNT(*), SUM(b) / COUNT(b), COUNT(*) / 3, MAX(a) / MIN(b), SUM(a) / SUM(b), "
+        f"AVG(a * b), AVG(b + 1), AVG(-a), SUM(f) / COUNT(*), 2 * 3 / 4 {values}"
+    ) == [
+        "1.87500000",
+        "3.500000",
+        "0.666667",
+        "0.83333333",
+        "0.53571429",
+        "6.87500000",
+        "4.500000",
+        "-1.87500000",
+        "2.0",
+        "1.500000",
+    ]
+    assert texts(f"SELECT (a * b) / c, -a / 3, (a + c) / 2, SUM(a) OVER () / 2 {values}") == [
+        "1.50000000",
+        "-0.41666667",
+        "1.8750000000",
+        "1.87500000",
+    ]

@@ -8,6 +8,7 @@ functions, FLATTEN, unknown tables, computed subquery columns) counts as "may be
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from enum import Enum
 
@@ -308,11 +309,20 @@ def _position(query: exp.Expression, name: str) -> int | None:
 
 
 def _numbers_agree(first: str | None, others: Callable[[], list[str | None]]) -> str | None:
-    """The first branch's kind decides; a NUMBER's only when every branch has the same one (its
+    """The first branch's kind decides; a NUMBER's only when every branch is a NUMBER, then with
+    the largest scale (the common type, as Snowflake and DataFusion both type the column; its
     scale decides how it is averaged and divided)."""
     if first is None or not first.startswith("FIXED"):
         return first
-    return first if all(kind == first for kind in others()) else None
+    scales = [_fixed_scale(kind) for kind in [first, *others()]]
+    if any(scale is None for scale in scales):
+        return None
+    return first if len(set(scales)) == 1 else f"FIXED(38,{max(scales)})"  # type: ignore[type-var]
+
+
+def _fixed_scale(kind: str | None) -> int | None:
+    match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
+    return int(match.group(2)) if match else None
 
 
 def _literal_kind(node: exp.Literal) -> str:

@@ -33,11 +33,12 @@ _INTEGER_TYPES = (exp.DType.INT, exp.DType.BIGINT, exp.DType.SMALLINT, exp.DType
 
 def number_scale(node: exp.Expression) -> int | None:
     """The scale of a NUMBER the SQL shows: a number literal, a cast to NUMBER(p, s) or an integer
-    type, the AVG of such a NUMBER, a stored NUMBER(p, s) column; None otherwise."""
+    type, a stored NUMBER(p, s) column, and arithmetic, COUNT, SUM, MIN, MAX and AVG (also as
+    window functions) over such NUMBERs, by Snowflake's rules; None otherwise (a FLOAT anywhere)."""
     literal = _literal_scale(node)
     if literal is not None:
         return literal
-    while isinstance(node, exp.Paren):
+    while isinstance(node, exp.Paren | exp.Window):
         node = node.this
     if isinstance(node, exp.Cast):
         to = node.to
@@ -45,10 +46,20 @@ def number_scale(node: exp.Expression) -> int | None:
             return 0
         params = to.expressions if to.is_type(exp.DType.DECIMAL) else []
         return int(params[1].this.name) if len(params) == 2 else None
-    if isinstance(node, exp.Avg):  # aggregates.py averages it into an exact NUMBER
+    if isinstance(node, exp.Count | exp.CountIf):
+        return 0
+    if isinstance(node, exp.Neg | exp.Sum | exp.Min | exp.Max | exp.Avg | exp.Abs):
         x = node.this.expressions[0] if isinstance(node.this, exp.Distinct) else node.this
-        scale = number_scale(x)
-        return None if scale is None else quotient_scale(scale)
+        scale = number_scale(x) if isinstance(x, exp.Expression) else None
+        # AVG: aggregates.py averages a NUMBER into an exact NUMBER, a sum over a count.
+        return quotient_scale(scale) if scale is not None and isinstance(node, exp.Avg) else scale
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
+        s1, s2 = number_scale(node.this), number_scale(node.expression)
+        if s1 is None or s2 is None:
+            return None
+        if isinstance(node, exp.Mul):
+            return min(s1 + s2, max(s1, s2, 12))
+        return quotient_scale(s1) if isinstance(node, exp.Div) else max(s1, s2)
     kind = stored_kind(node, active())
     match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
     return int(match.group(2)) if match else None
