@@ -133,6 +133,14 @@ class DivisionByZero(SnowflakeError):
     sqlstate = "22012"
 
 
+class NumberOutOfRange(SnowflakeError):
+    """A NUMBER beyond 38 digits: a product, or a quotient at its scale (SUM(x) / n of sums near
+    10^32 at scale 8)."""
+
+    code = 100046
+    sqlstate = "22003"
+
+
 class NullInNotNullColumn(SnowflakeError):
     code = 100072
     sqlstate = "22000"

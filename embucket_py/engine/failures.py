@@ -24,6 +24,9 @@ _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different num
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
 _NOT_GROUPED = re.compile(r'column "(?:([^".]+)\.)?([^".]+)" must appear in the GROUP BY clause')
 _UNKNOWN_FUNCTION = re.compile(r"Invalid function '([^']+)'")
+# Decimal casts and arithmetic past 38 digits (a cast names the unscaled value: left out).
+_CAST_OVERFLOW = re.compile(r"Cannot cast to Decimal128\((\d+), (\d+)\)\. Overflowing")
+_ARITHMETIC_OVERFLOW = re.compile(r"Overflow happened on: (\S+ \S \S+)")
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 # Arrow's failed text cast (often raised while the optimizer folds a constant, which names only
 # the optimizer rule on the first line), and the column kind of its target type.
@@ -77,6 +80,12 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return errors.InvalidCharacterCode(f"Invalid character code {match.group(1)} in the CHR input")
     if "Divide by zero" in text or "division by zero" in text.lower():
         return DivisionByZero("Division by zero")
+    if match := _CAST_OVERFLOW.search(text):
+        return errors.NumberOutOfRange(
+            f"Number out of representable range: type NUMBER({match[1]},{match[2]})"
+        )
+    if match := _ARITHMETIC_OVERFLOW.search(text):
+        return errors.NumberOutOfRange(f"Number out of representable range: value {match[1]}")
     if match := _UNCAST.search(text):
         return errors.not_recognized(_UNCAST_KINDS[match.group(2)], match.group(1))
     if match := _UNPARSED_TIMESTAMP.search(text):

@@ -74,3 +74,16 @@ def test_ratios_of_number_columns_are_exact_numbers(cur: Any) -> None:
     assert [str(v) for v in row[:4]] == ["1.87500000", "0.666667", "6.87500000", "0.8928714286"]
     assert row[4] == 2.0
     assert [(d.type_code, d.scale) for d in cur.description] == [(0, 8), (0, 6), (0, 8), (0, 10), (1, None)]
+
+
+def test_a_number_past_38_digits_is_out_of_range(cur: Any) -> None:
+    """A quotient whose scale leaves no room for its digits, and a product past 38 digits, fail
+    with Snowflake's 100046 (22003); the session goes on."""
+    cur.execute("CREATE TABLE huge (y NUMBER(38, 2))")
+    cur.execute("INSERT INTO huge VALUES (99999999999999999999999999999999.99), (1)")
+    for sql in ("SELECT SUM(y) / COUNT(*) FROM huge", "SELECT CAST(y AS NUMBER(38, 0)) * 10000000000 FROM huge"):
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+            cur.execute(sql)
+        assert (info.value.errno, info.value.sqlstate) == (100046, "22003")
+        assert "Number out of representable range" in info.value.msg
+    assert one(cur, "SELECT COUNT(*) FROM huge") == 2
