@@ -104,8 +104,16 @@ class SourceText:
         if not starts or min(starts) not in self._starts:
             return None
         first = self._starts[min(starts)]
+        # A projection opening with a subquery: its keywords (EXISTS, SELECT, ...) carry no position.
+        subquery = any(_first_start(q) == min(starts) for q in node.find_all(exp.Subquery, exp.Exists))
+        if subquery:
+            first = self._subquery_start(first)
         while first > 0 and self.tokens[first - 1].token_type == TokenType.L_PAREN:
             first -= 1
+        if subquery and first > 0 and self.tokens[first - 1].token_type == TokenType.EXISTS:
+            first -= 1
+        while isinstance(node, exp.Not) and first > 0 and self.tokens[first - 1].token_type == TokenType.NOT:
+            first, node = first - 1, node.this
         if first > 0 and self.tokens[first].token_type == TokenType.L_PAREN:
             # A call sqlglot keeps without a node for its name (OBJECT_CONSTRUCT_KEEP_NULL(...)).
             first -= self.tokens[first - 1].token_type == TokenType.VAR
@@ -120,6 +128,22 @@ class SourceText:
             depth += (tt in _OPEN) - (tt in _CLOSE)
             last = i
         return self.text[self.tokens[first].start : self.tokens[last].end + 1]
+
+    def _subquery_start(self, first: int) -> int:
+        """The SELECT (or WITH) opening a subquery whose first token with a position is `first`
+        (its keywords carry none): `(SELECT MAX(a) FROM t)` is named after all of it."""
+        for i in range(first, max(first - _SUBQUERY_LEAD, -1), -1):
+            if self.tokens[i].token_type in (TokenType.SELECT, TokenType.WITH):
+                return i
+        return first
+
+
+# Tokens a subquery may hold before its first one with a position (SELECT DISTINCT TOP 10 ...).
+_SUBQUERY_LEAD = 8
+
+
+def _first_start(node: exp.Expression) -> int | None:
+    return min((n.meta["start"] for n in node.walk() if n.meta and "start" in n.meta), default=None)
 
 
 def upper_outside_quotes(text: str) -> str:

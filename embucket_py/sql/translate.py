@@ -27,6 +27,7 @@ from embucket_py.sql.transforms.recursive_ctes import recursive_ctes
 from embucket_py.sql.transforms.sampling import sampling
 from embucket_py.sql.transforms.shared_ctes import shared_ctes
 from embucket_py.sql.transforms.star_objects import star_objects
+from embucket_py.sql.transforms.subquery_predicates import subquery_predicates
 from embucket_py.sql.transforms.tables import TableUse, table_references
 from embucket_py.sql.transforms.using_joins import using_joins
 from embucket_py.sql.transforms.variables import variables
@@ -84,6 +85,7 @@ def _translate(
     tree = current_time(tree)
     tree = generator(tree)
     tree = functions(tree, ctx)
+    tree = subquery_predicates(tree)
     tree = sampling(tree, ctx, columns)
     tables = table_references(tree, ctx)
     split = shared_ctes(tree)

@@ -81,7 +81,10 @@ def test_a_number_past_38_digits_is_out_of_range(cur: Any) -> None:
     with Snowflake's 100046 (22003); the session goes on."""
     cur.execute("CREATE TABLE huge (y NUMBER(38, 2))")
     cur.execute("INSERT INTO huge VALUES (99999999999999999999999999999999.99), (1)")
-    for sql in ("SELECT SUM(y) / COUNT(*) FROM huge", "SELECT CAST(y AS NUMBER(38, 0)) * 10000000000 FROM huge"):
+    for sql in (
+        "SELECT SUM(y) / COUNT(*) FROM huge",
+        "SELECT CAST(y AS NUMBER(38, 0)) * 10000000000 FROM huge",
+    ):
         with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
             cur.execute(sql)
         assert (info.value.errno, info.value.sqlstate) == (100046, "22003")

@@ -239,3 +239,25 @@ def test_connect_by_over_a_join_is_refused(employees: Any) -> None:
         )
     assert (info.value.errno, info.value.sqlstate) == (2, "0A000")
     assert employees.execute("SELECT COUNT(*) FROM employees").fetchall() == [(6,)]
+
+
+def test_subquery_predicates_in_the_select_list(sales: Any) -> None:
+    """EXISTS and [NOT] IN over a subquery as values (not filters), correlated by equality, with
+    IN's NULL semantics, named after their text.
+    https://docs.snowflake.com/en/sql-reference/operators-subquery"""
+    sales.execute("CREATE TABLE bonus (empid INT)")
+    sales.execute("INSERT INTO bonus VALUES (1), (NULL)")
+    sales.execute(
+        "SELECT empid, EXISTS(SELECT 1 FROM bonus b WHERE b.empid = s.empid) AS has_bonus, "
+        "empid IN (SELECT empid FROM bonus), empid NOT IN (SELECT empid FROM bonus WHERE empid IS NOT NULL) "
+        "FROM (SELECT DISTINCT empid FROM sales) s ORDER BY empid"
+    )
+    assert [d.name for d in sales.description] == [
+        "EMPID",
+        "HAS_BONUS",
+        "EMPID IN (SELECT EMPID FROM BONUS)",
+        "EMPID NOT IN (SELECT EMPID FROM BONUS WHERE EMPID IS NOT NULL)",
+    ]
+    assert sales.fetchall() == [(1, True, True, False), (2, False, None, True), (3, False, None, True)]
+    sales.execute("SELECT CASE WHEN EXISTS(SELECT 1 FROM bonus) THEN 'yes' ELSE 'no' END AS any_bonus")
+    assert sales.fetchall() == [("yes",)]
