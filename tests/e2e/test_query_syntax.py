@@ -242,8 +242,9 @@ def test_connect_by_over_a_join_is_refused(employees: Any) -> None:
 
 
 def test_subquery_predicates_in_the_select_list(sales: Any) -> None:
-    """EXISTS and [NOT] IN over a subquery as values (not filters), correlated by equality, with
-    IN's NULL semantics, named after their text.
+    """EXISTS over a subquery as a value: uncorrelated anywhere a boolean goes, as Snowflake
+    documents; correlated by equality and [NOT] IN too (Snowflake documents them for WHERE only),
+    with IN's NULL semantics, named after their text.
     https://docs.snowflake.com/en/sql-reference/operators-subquery"""
     sales.execute("CREATE TABLE bonus (empid INT)")
     sales.execute("INSERT INTO bonus VALUES (1), (NULL)")

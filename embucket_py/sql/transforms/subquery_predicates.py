@@ -10,6 +10,8 @@ expression Exists"). A scalar subquery that counts runs anywhere, also correlate
                        ELSE FALSE END
 
 which keeps IN's three-valued logic (1 IN (2, NULL) is NULL, NULL IN () is FALSE) and so NOT IN's.
+Snowflake documents uncorrelated EXISTS anywhere a boolean goes, correlated EXISTS and IN over a
+subquery in WHERE only; the correlated forms are accepted here too.
 https://docs.snowflake.com/en/sql-reference/operators-subquery
 """
 
