@@ -100,12 +100,12 @@ class SourceText:
     def span(self, node: exp.Expression) -> str | None:
         if node.find(exp.Parameter):
             return None  # sqlglot keeps no position for `$var`: the text would start too late
-        starts = [n.meta["start"] for n in node.walk() if n.meta and "start" in n.meta]
-        if not starts or min(starts) not in self._starts:
+        start = first_start(node)
+        if start is None or start not in self._starts:
             return None
-        first = self._starts[min(starts)]
+        first = self._starts[start]
         # A projection opening with a subquery: its keywords (EXISTS, SELECT, ...) carry no position.
-        subquery = any(_first_start(q) == min(starts) for q in node.find_all(exp.Subquery, exp.Exists))
+        subquery = any(first_start(q) == start for q in node.find_all(exp.Subquery, exp.Exists))
         if subquery:
             first = self._subquery_start(first)
         while first > 0 and self.tokens[first - 1].token_type == TokenType.L_PAREN:
@@ -142,7 +142,8 @@ class SourceText:
 _SUBQUERY_LEAD = 8
 
 
-def _first_start(node: exp.Expression) -> int | None:
+def first_start(node: exp.Expression) -> int | None:
+    """Where the node's text begins: the earliest position sqlglot kept in it (None: none kept)."""
     return min((n.meta["start"] for n in node.walk() if n.meta and "start" in n.meta), default=None)
 
 

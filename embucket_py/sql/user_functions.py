@@ -16,7 +16,7 @@ from typing import Protocol
 from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError
-from embucket_py.sql.names import normalize
+from embucket_py.sql.names import first_start, normalize
 from embucket_py.sql.parse import parse
 
 _POSITION_KEYS = ("line", "col", "start", "end")
@@ -110,9 +110,9 @@ def scalar(function: Function, values: dict[str, exp.Expression], call: exp.Expr
     value = exp.Subquery(this=body) if isinstance(body, exp.Query) else exp.Paren(this=body)
     replacement = _unplaced(exp.cast(value, exp.DataType.build(function.returns, dialect="snowflake")))
     # Where the call was written: the result column is named after that text.
-    starts = [n.meta["start"] for n in call.walk() if "start" in n.meta]
-    if starts:
-        replacement.meta["start"] = min(starts)
+    start = first_start(call)
+    if start is not None:
+        replacement.meta["start"] = start
     return replacement
 
 

@@ -51,7 +51,11 @@ def _count(query: exp.Expression, where: exp.Expression | None = None) -> exp.Ex
 
 
 def _held(query: exp.Expression, where: exp.Expression | None = None) -> exp.Expression:
-    return exp.GT(this=_count(query, where), expression=exp.Literal.number(0))
+    return _positive(_count(query, where))
+
+
+def _positive(count: exp.Expression) -> exp.Expression:
+    return exp.GT(this=count, expression=exp.Literal.number(0))
 
 
 def _value() -> exp.Column:
@@ -68,7 +72,7 @@ def _exists(node: exp.Exists) -> exp.Expression:
         # Counted in place: the subquery's own WHERE may refer to the outer row.
         counting = query.copy()
         counting.set("expressions", [exp.Count(this=exp.Star())])
-        return exp.GT(this=exp.Subquery(this=counting), expression=exp.Literal.number(0))
+        return _positive(exp.Subquery(this=counting))
     return _held(exp.select("1").from_(exp.Subquery(this=query.copy(), alias="__q")))
 
 

@@ -314,13 +314,14 @@ def _numbers_agree(first: str | None, others: Callable[[], list[str | None]]) ->
     scale decides how it is averaged and divided)."""
     if first is None or not first.startswith("FIXED"):
         return first
-    scales = [_fixed_scale(kind) for kind in [first, *others()]]
+    scales = [fixed_scale(kind) for kind in [first, *others()]]
     if any(scale is None for scale in scales):
         return None
     return first if len(set(scales)) == 1 else f"FIXED(38,{max(scales)})"  # type: ignore[type-var]
 
 
-def _fixed_scale(kind: str | None) -> int | None:
+def fixed_scale(kind: str | None) -> int | None:
+    """The scale of a FIXED(p,s) kind; None for other kinds."""
     match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
     return int(match.group(2)) if match else None
 

@@ -6,13 +6,12 @@ https://docs.snowflake.com/en/sql-reference/operators-arithmetic#scale-and-preci
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 from sqlglot import exp
 
 from embucket_py.sql.context import active
-from embucket_py.sql.transforms.functions.column_kinds import stored_kind
+from embucket_py.sql.transforms.functions.column_kinds import fixed_scale, stored_kind
 from embucket_py.sql.transforms.functions.temporal import call, cast, kind_of, mul, number, paren, rewrite_all
 
 
@@ -60,9 +59,7 @@ def number_scale(node: exp.Expression) -> int | None:
         if isinstance(node, exp.Mul):
             return min(s1 + s2, max(s1, s2, 12))
         return quotient_scale(s1) if isinstance(node, exp.Div) else max(s1, s2)
-    kind = stored_kind(node, active())
-    match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
-    return int(match.group(2)) if match else None
+    return fixed_scale(stored_kind(node, active()))
 
 
 def quotient_scale(dividend_scale: int) -> int:
