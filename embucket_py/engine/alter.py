@@ -1,15 +1,24 @@
-"""ALTER TABLE: rename, swap, and column changes as Iceberg schema evolution (no data rewrite)."""
+"""ALTER TABLE: rename, swap, and column changes as Iceberg schema evolution (no data rewrite,
+except to give existing rows the DEFAULT of a column added with one)."""
 
 from __future__ import annotations
 
+import threading
+
+from sqlglot import exp
+
 from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
+from embucket_py.engine import changes
 from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.errors import Unsupported, already_exists, object_not_found
 from embucket_py.sql import alter as a
+from embucket_py.sql.context import SqlContext
 
 
-def alter_table(tables: Tables, d: a.AlterTable) -> QueryResult:
+def alter_table(
+    tables: Tables, d: a.AlterTable, ctx: SqlContext, cancel: threading.Event | None = None
+) -> QueryResult:
     ref = TableName(*d.parts)
     if d.if_exists and not tables.exists(ref):
         return status(OK)
@@ -24,7 +33,7 @@ def alter_table(tables: Tables, d: a.AlterTable) -> QueryResult:
             if not c.nullable:
                 # Iceberg cannot add a required column to existing rows without a default.
                 raise Unsupported(f"Adding NOT NULL column {naming.quote(c.name)} is not supported yet.")
-            change.add.append(Column(c.name, c.type, c.nullable, c.comment))
+            change.add.append(Column(c.name, c.type, c.nullable, c.comment, c.default))
         elif isinstance(action, a.DropColumn):
             change.drop.append(action.name)
         elif isinstance(action, a.RenameColumn):
@@ -37,7 +46,28 @@ def alter_table(tables: Tables, d: a.AlterTable) -> QueryResult:
             change.table_comment = (action.comment,)
     if change != SchemaChange():
         tables.evolve(ref, change)
+    _fill_defaults(tables, ref, [c for c in change.add if c.default is not None], ctx, cancel)
     return status(OK)
+
+
+def _fill_defaults(
+    tables: Tables, ref: TableName, added: list[Column], ctx: SqlContext, cancel: threading.Event | None
+) -> None:
+    """Rows that exist when a column with a DEFAULT is added take the default, as on Snowflake
+    (one UPDATE; Iceberg v2 has no initial default for older data files). If it fails (a default
+    that does not convert to the column's type), the columns go again: the table is as it was."""
+    if not added:
+        return
+    target = exp.to_table(str(ref), dialect="snowflake")
+    assignments = [
+        exp.EQ(this=exp.column(naming.quote(c.name)), expression=exp.maybe_parse(c.default, dialect="snowflake"))
+        for c in added
+    ]
+    try:
+        changes.run_change(tables, exp.Update(this=target, expressions=assignments), ctx, cancel)
+    except BaseException:
+        tables.evolve(ref, SchemaChange(drop=[c.name for c in added]))
+        raise
 
 
 def alter_view(tables: Tables, d: a.AlterView) -> QueryResult:

@@ -222,6 +222,8 @@ class Engine:
             tree = binding.without_placeholders(tree)
         elif binding.placeholder_count(tree):
             raise BindError("Bind variable ? not set.")
+        elif tree.find(exp.DynamicIdentifier):  # IDENTIFIER('name') written out
+            tree = binding.named_identifiers(tree.copy())
         if (scripted := self._scripting(session, tables, tree, cancel, describe_only)) is not None:
             return scripted
         if (catalog_statement := catalog_statements.statement_of(tree)) is not None:
@@ -309,7 +311,7 @@ class Engine:
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
-            result = alter.alter_table(tables, alter_def(tree, ctx))
+            result = alter.alter_table(tables, alter_def(tree, ctx), ctx, cancel)
             access.record(self.metastore.grants, session, tree, ctx)
             return result
         if (view_alter := view_alter_def(tree, ctx)) is not None:

@@ -23,6 +23,7 @@ _UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\((['\"])
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
 _NOT_GROUPED = re.compile(r'column "(?:([^".]+)\.)?([^".]+)" must appear in the GROUP BY clause')
+_AMBIGUOUS = re.compile(r"Ambiguous reference to unqualified field \"?([^\"\s]+)")
 _UNKNOWN_FUNCTION = re.compile(r"Invalid function '([^']+)'")
 # Decimal casts and arithmetic past 38 digits (a cast names the unscaled value: left out).
 _CAST_OVERFLOW = re.compile(r"Cannot cast to Decimal128\((\d+), (\d+)\)\. Overflowing")
@@ -70,6 +71,10 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         name = match.group(1)
         shown = name.upper() if name == name.lower() else name
         return InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{shown}'")
+    if match := _AMBIGUOUS.search(text):
+        name = match.group(1)
+        shown = name.upper() if name == name.lower() else name
+        return SqlCompilationError(f"error line 1 at position 0\nambiguous column name '{shown}'", code=2028)
     udf_error = _UDF_ERROR.search(text)
     if udf_error:
         module, _, name = udf_error.group(1).rpartition(".")

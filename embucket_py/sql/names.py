@@ -108,12 +108,9 @@ class SourceText:
         subquery = any(first_start(q) == start for q in node.find_all(exp.Subquery, exp.Exists))
         if subquery:
             first = self._subquery_start(first)
-        while first > 0 and self.tokens[first - 1].token_type == TokenType.L_PAREN:
-            first -= 1
+        first = self._lead(first)
         if subquery and first > 0 and self.tokens[first - 1].token_type == TokenType.EXISTS:
-            first -= 1
-        while isinstance(node, exp.Not) and first > 0 and self.tokens[first - 1].token_type == TokenType.NOT:
-            first, node = first - 1, node.this
+            first = self._lead(first - 1)
         if first > 0 and self.tokens[first].token_type == TokenType.L_PAREN:
             # A call sqlglot keeps without a node for its name (OBJECT_CONSTRUCT_KEEP_NULL(...)).
             first -= self.tokens[first - 1].token_type == TokenType.VAR
@@ -129,6 +126,13 @@ class SourceText:
             last = i
         return self.text[self.tokens[first].start : self.tokens[last].end + 1]
 
+    def _lead(self, first: int) -> int:
+        """Back over the tokens before a projection's first one with a position that are still
+        its own (none carries a position): opening parentheses, unary minus and NOT."""
+        while first > 0 and self.tokens[first - 1].token_type in _LEADING:
+            first -= 1
+        return first
+
     def _subquery_start(self, first: int) -> int:
         """The SELECT (or WITH) opening a subquery whose first token with a position is `first`
         (its keywords carry none): `(SELECT MAX(a) FROM t)` is named after all of it."""
@@ -137,6 +141,8 @@ class SourceText:
                 return i
         return first
 
+
+_LEADING = (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE, TokenType.DASH, TokenType.NOT)
 
 # Tokens a subquery may hold before its first one with a position (SELECT DISTINCT TOP 10 ...).
 _SUBQUERY_LEAD = 8

@@ -48,6 +48,25 @@ def test_add_drop_rename_columns_keep_old_rows(t: Any) -> None:
     assert err.value.errno == 904
 
 
+def test_a_column_added_with_a_default_fills_existing_and_later_rows(t: Any) -> None:
+    t.execute("INSERT INTO t VALUES (2, 'y', 2.5)")
+    t.execute("ALTER TABLE t ADD COLUMN c VARCHAR DEFAULT 'none', d NUMBER(10,2) DEFAULT 0.5")
+    t.execute("INSERT INTO t (a) VALUES (3)")
+    rows = t.execute("SELECT a, c, d FROM t ORDER BY a").fetchall()
+    assert rows == [(1, "none", Decimal("0.50")), (2, "none", Decimal("0.50")), (3, "none", Decimal("0.50"))]
+    t.execute("DESCRIBE TABLE t")
+    assert {r[0]: r[4] for r in t.fetchall()}["C"] == "'none'"
+
+
+def test_a_default_that_does_not_convert_leaves_the_table_as_it_was(t: Any) -> None:
+    with pytest.raises(ProgrammingError) as err:
+        t.execute("ALTER TABLE t ADD COLUMN n INT DEFAULT 'abc'")
+    assert (err.value.errno, err.value.sqlstate) == (100038, "22018")
+    t.execute("SELECT * FROM t")
+    assert [d.name for d in t.description] == ["A", "B", "P"]
+    assert t.fetchall() == [(1, "x", Decimal("1.50"))]
+
+
 def test_widen_column_types(t: Any) -> None:
     t.execute("ALTER TABLE t ALTER COLUMN p SET DATA TYPE NUMBER(20,2)")
     t.execute("ALTER TABLE t ALTER COLUMN b SET DATA TYPE VARCHAR(100)")

@@ -19,6 +19,7 @@ from snowflake.connector.errors import ProgrammingError
         ("CREATE TABLE t (a INT)", 2002, "42710"),
         ("USE DATABASE no_such_database", 2003, "42S02"),
         ("INSERT INTO t VALUES (1, 2)", 2020, "42601"),
+        ("SELECT a FROM t AS x, t AS y", 2028, "42601"),  # ambiguous column name 'A'
     ],
 )
 def test_error_codes(cur: Any, sql: str, errno: int, sqlstate: str) -> None:

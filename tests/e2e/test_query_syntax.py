@@ -262,3 +262,21 @@ def test_subquery_predicates_in_the_select_list(sales: Any) -> None:
     assert sales.fetchall() == [(1, True, True, False), (2, False, None, True), (3, False, None, True)]
     sales.execute("SELECT CASE WHEN EXISTS(SELECT 1 FROM bonus) THEN 'yes' ELSE 'no' END AS any_bonus")
     assert sales.fetchall() == [("yes",)]
+
+
+def test_identifier_with_a_literal_name_reads_the_table(sales: Any, database: str) -> None:
+    # https://docs.snowflake.com/en/sql-reference/identifier-literal: a string literal names the object.
+    sales.execute("SELECT COUNT(*) FROM IDENTIFIER('sales') WHERE empid = 1")
+    assert sales.fetchall() == [(3,)]
+    sales.execute(
+        "SELECT s.quarter, SUM(o.amount) FROM IDENTIFIER('sales') s "
+        f"JOIN IDENTIFIER('{database}.public.sales') o ON s.empid = o.empid AND s.amount = o.amount "
+        "GROUP BY 1 ORDER BY 1"
+    )
+    assert sales.fetchall() == [("Q1", 200), ("Q2", 55)]
+
+
+def test_unary_minus_and_not_open_the_column_name(sales: Any) -> None:
+    sales.execute("SELECT -amount, -(amount + 1), NOT (amount > 50) FROM sales WHERE empid = 2")
+    assert [d.name for d in sales.description] == ["-AMOUNT", "-(AMOUNT + 1)", "NOT (AMOUNT > 50)"]
+    assert sales.fetchall() == [(-70, -71, False)]

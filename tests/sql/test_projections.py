@@ -23,6 +23,10 @@ from tests.sql.helpers import result_names, validate
         ("select 1", ["1"]),
         ("select 'hello'", ["'HELLO'"]),
         ("select (a + 1) * 2 from t", ["(A + 1) * 2"]),
+        # Unary minus and NOT keep no position in sqlglot's tree; the name still opens with them.
+        ("select -a, -(a + 1), (-a), a * -1 from t", ["-A", "-(A + 1)", "(-A)", "A * -1"]),
+        ("select -1, - 2.5, not (a > 1) from t", ["-1", "- 2.5", "NOT (A > 1)"]),
+        ("select -sum(a), -count(*) from t", ["-SUM(A)", "-COUNT(*)"]),
         (
             "select sum(c) over (partition by b order by a) from t",
             ["SUM(C) OVER (PARTITION BY B ORDER BY A)"],
