@@ -328,10 +328,10 @@ class Tables:
                 declared[ids[naming.stored(name)]] = sf_type.sql
             declared = {k: v for k, v in declared.items() if k in ids.values()}
             properties = {SFTYPES_PROPERTY: json.dumps(declared)}
-            added_defaults = {ids[naming.stored(c.name)]: c.default for c in change.add if c.default is not None}
-            if added_defaults:
+            added = {ids[naming.stored(c.name)]: c.default for c in change.add if c.default is not None}
+            if added:
                 defaults = json.loads(table.properties.get(DEFAULTS_PROPERTY, "{}"))
-                properties[DEFAULTS_PROPERTY] = json.dumps(defaults | added_defaults)
+                properties[DEFAULTS_PROPERTY] = json.dumps(defaults | added)
             if change.rename:
                 # Older data files still carry the old names: read by field id from now on.
                 properties[RENAMED_PROPERTY] = "true"

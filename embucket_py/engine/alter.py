@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import sqlglot
 from sqlglot import exp
 
 from embucket_py import naming
@@ -60,7 +61,9 @@ def _fill_defaults(
         return
     target = exp.to_table(str(ref), dialect="snowflake")
     assignments = [
-        exp.EQ(this=exp.column(naming.quote(c.name)), expression=exp.maybe_parse(c.default, dialect="snowflake"))
+        exp.EQ(
+            this=exp.column(naming.quote(c.name)), expression=sqlglot.parse_one(c.default, read="snowflake")
+        )
         for c in added
     ]
     try:
