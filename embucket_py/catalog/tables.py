@@ -21,7 +21,7 @@ from pyiceberg.catalog.sql import IcebergTables
 from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
 from pyiceberg.exceptions import ValidationError as IcebergValidationError
 from pyiceberg.manifest import DataFile
-from pyiceberg.schema import Schema
+from pyiceberg.schema import Schema, make_compatible_name
 from pyiceberg.table import Table, Transaction
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.types import NestedField
@@ -102,6 +102,21 @@ def _described(table: Table) -> tuple[TableMetadata, tuple[Column, ...], pa.Sche
     return _DESCRIBED.get(id(table.metadata), describe)
 
 
+def reads_by_field_id(table: Table) -> bool:
+    """Whether the table's data files must be read by Iceberg field id, not by column name: a
+    column was renamed (older files carry the old name), a dropped column's name was taken again
+    (older files carry the dropped values under it), or a name is one Parquet files keep
+    sanitized (pyiceberg writes "Mixed Col" as Mixed_x20Col). Read by name, such columns would
+    come back NULL, and UPDATE, DELETE and MERGE would write the NULLs back."""
+    current = {f.field_id: f.name for f in table.schema().fields}
+    names = set(current.values())
+    for schema in table.metadata.schemas:
+        for f in schema.fields:
+            if current.get(f.field_id) != f.name and (f.field_id in current or f.name in names):
+                return True
+    return any(make_compatible_name(name) != name for name in names)
+
+
 @dataclass(frozen=True)
 class ScanFiles:
     """The live data files of one snapshot, as local paths DataFusion can read."""
@@ -131,7 +146,6 @@ def _why(error: Exception) -> str:
     return (telling or lines or [type(error).__name__])[0].split(" [type=")[0]
 
 
-RENAMED_PROPERTY = "embucket.columns-renamed"
 TEMPORARY_PREFIX = "__TEMP_"
 TRANSIENT_PROPERTY = "embucket.transient"  # "true" on TRANSIENT tables
 
@@ -332,9 +346,6 @@ class Tables:
             if added:
                 defaults = json.loads(table.properties.get(DEFAULTS_PROPERTY, "{}"))
                 properties[DEFAULTS_PROPERTY] = json.dumps(defaults | added)
-            if change.rename:
-                # Older data files still carry the old names: read by field id from now on.
-                properties[RENAMED_PROPERTY] = "true"
             if change.table_comment is not None and change.table_comment[0] is not None:
                 properties[COMMENT_PROPERTY] = change.table_comment[0]
             tx.set_properties(properties)

@@ -62,7 +62,8 @@ def _fill_defaults(
     target = exp.to_table(str(ref), dialect="snowflake")
     assignments = [
         exp.EQ(
-            this=exp.column(naming.quote(c.name)), expression=sqlglot.parse_one(c.default, read="snowflake")
+            this=exp.column(exp.to_identifier(c.name, quoted=True)),
+            expression=sqlglot.parse_one(c.default, read="snowflake"),
         )
         for c in added
     ]

@@ -22,11 +22,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datafusion import SessionContext, lit
 from pyiceberg.exceptions import CommitFailedException
+from pyiceberg.table import Table
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableName, Tables
-from embucket_py.engine.context import for_recursion, new_context, register_arrow, register_tables
+from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableName, Tables, reads_by_field_id
+from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import OK, QueryResult, StatementType, dml_counts, status
@@ -56,9 +57,10 @@ def _run(
     return collect(frame, cancel)
 
 
-def _register_scan(df_ctx: SessionContext, files: ScanFiles, schema: pa.Schema) -> None:
+def _register_scan(df_ctx: SessionContext, table: Table, files: ScanFiles, schema: pa.Schema) -> None:
+    by_id = reads_by_field_id(table)
     frames = [
-        df_ctx.read_parquet(p, schema=schema).with_column(sqlc.FILE, lit(i))
+        file_frame(df_ctx, p, table, schema, by_id).with_column(sqlc.FILE, lit(i))
         for i, p in enumerate(files.paths)
     ]
     if not frames:
@@ -73,9 +75,10 @@ def _register_scan(df_ctx: SessionContext, files: ScanFiles, schema: pa.Schema) 
 
 
 def _register_target(
-    df_ctx: SessionContext, files: ScanFiles, affected: list[int], schema: pa.Schema
+    df_ctx: SessionContext, table: Table, files: ScanFiles, affected: list[int], schema: pa.Schema
 ) -> pa.Table:
-    parts = [collect(df_ctx.read_parquet(files.paths[i], schema=schema)) for i in affected]
+    by_id = reads_by_field_id(table)
+    parts = [collect(file_frame(df_ctx, files.paths[i], table, schema, by_id)) for i in affected]
     target = pa.concat_tables(parts) if parts else pa.Table.from_batches([], schema)
     rows = pa.array(range(target.num_rows), pa.int64()) if target.num_rows else pa.array([], pa.int64())
     register_arrow(df_ctx, "__target", target.append_column(sqlc.ROW, rows))
@@ -108,12 +111,12 @@ def _attempt(
     files = Tables.scan_files(table)
     stored = [naming.stored(c.name) for c in columns]
     df_ctx = new_context()
-    _register_scan(df_ctx, files, schema)
+    _register_scan(df_ctx, table, files, schema)
     found = _run(df_ctx, tables, sqlc.affected_files(change), ctx, cancel)
     affected = sorted(found.column(0).to_pylist()) if found.num_rows else []
     if not affected and not change.inserts:
         return _counts(change, 0, 0, 0)
-    target = _register_target(df_ctx, files, affected, schema)
+    target = _register_target(df_ctx, table, files, affected, schema)
     acts = _run(df_ctx, tables, sqlc.actions(change, [(c.name, c.type) for c in columns]), ctx, cancel)
     acts, multi_joined = _one_action_per_row(change, acts, target, ctx)
     register_arrow(df_ctx, "__acts", acts)

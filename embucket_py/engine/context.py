@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import random
 import sys
@@ -32,7 +33,7 @@ from pyiceberg.table import Table
 
 from embucket_py.catalog import storage
 from embucket_py.catalog.history import history_of
-from embucket_py.catalog.tables import RENAMED_PROPERTY, ScanFiles, TableName, Tables
+from embucket_py.catalog.tables import ScanFiles, TableName, Tables, reads_by_field_id
 from embucket_py.engine import access, history, information_schema
 from embucket_py.engine.file_sets import FILE_SETS, SNAPSHOT_FILES
 from embucket_py.engine.functions import register_functions
@@ -188,8 +189,9 @@ def table_frame(
     if version is not None and version.snapshot_id is None:
         return ctx.from_arrow(pa.Table.from_batches([], schema=schema))
     files = SNAPSHOT_FILES.files(table, version.snapshot_id if version else None)
+    ids = [f.field_id for f in table.schema().fields]
     if sample is not None and not files.has_deletes:
-        return ctx.from_arrow(_block_sample(files, schema, sample, stats or ScanStats()))
+        return ctx.from_arrow(_block_sample(files, schema, ids, sample, stats or ScanStats()))
     small = _scan_bytes(files) <= SMALL_SCAN_BYTES
     if stats is not None:
         stats.add_table(len(files.files), _scan_bytes(files), read_in_full=small or files.has_deletes)
@@ -204,19 +206,16 @@ def table_frame(
     # pyiceberg plans the newest files first; oldest first returns rows in insertion order, as
     # Snowflake does for small tables read without ORDER BY.
     paths = files.paths[::-1]
-    renamed = table.properties.get(RENAMED_PROPERTY) == "true"
-    if in_memory and not renamed and len(paths) > 1 and small:
+    by_id = reads_by_field_id(table)
+    if in_memory and len(paths) > 1 and small:
         # One in-memory partition keeps that order (a union of file scans interleaves them).
-        return ctx.from_arrow(_SMALL_TABLES.get(paths, schema))
-    if not renamed and len(paths) > 1 and not any(storage.is_s3(p) for p in paths):
+        return ctx.from_arrow(_SMALL_TABLES.get(paths, schema, ids))
+    if not by_id and len(paths) > 1 and not any(storage.is_s3(p) for p in paths):
         # One listing table over exactly these files plans like a directory scan (statistics for
         # join order, files split across cores); a union of per-file scans does not.
         filter_in_scan = getattr(ctx, "filter_in_scan", True)
         return ctx.read_table(FILE_SETS.provider(paths, _viewed(schema), new_context, filter_in_scan))
-    if renamed:
-        frames = [_by_field_id(ctx, path, table, schema) for path in paths]
-    else:
-        frames = [ctx.read_parquet(path, schema=_viewed(schema)) for path in paths]
+    frames = [file_frame(ctx, path, table, _viewed(schema), by_id) for path in paths]
     frame = frames[0]
     for other in frames[1:]:
         frame = frame.union(other)
@@ -230,7 +229,15 @@ def _viewed(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_type(views.get(f.type, f.type)) for f in schema], metadata=schema.metadata)
 
 
-def _block_sample(files: ScanFiles, schema: pa.Schema, sample: BlockSample, stats: ScanStats) -> pa.Table:
+def file_frame(ctx: SessionContext, path: str, table: Table, schema: pa.Schema, by_id: bool) -> DataFrame:
+    """One data file of `table` as its columns are now (`schema`), read by field id when the
+    table's names call for it (`reads_by_field_id`)."""
+    return _by_field_id(ctx, path, table, schema) if by_id else ctx.read_parquet(path, schema=schema)
+
+
+def _block_sample(
+    files: ScanFiles, schema: pa.Schema, ids: list[int], sample: BlockSample, stats: ScanStats
+) -> pa.Table:
     """SAMPLE SYSTEM (p): whole row groups (blocks), about p of them, and only those read (clustered
     tables' sample bands make them a representative sample, see layout/sampling.py)."""
     rng = random.Random(sample.seed)
@@ -241,7 +248,7 @@ def _block_sample(files: ScanFiles, schema: pa.Schema, sample: BlockSample, stat
         chosen = chosen_row_groups(parquet.metadata, sample.percent, rng)
         if not chosen:
             continue
-        parts.append(_conform(parquet.read_row_groups(chosen), schema))
+        parts.append(_conform(parquet.read_row_groups(chosen), schema, ids))
         stats.files_scanned += 1
         for i in chosen:
             group = parquet.metadata.row_group(i)
@@ -259,14 +266,14 @@ class _SmallTables:
         self.kept: OrderedDict[tuple[tuple[str, ...], pa.Schema], pa.Table] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, paths: list[str], schema: pa.Schema) -> pa.Table:
+    def get(self, paths: list[str], schema: pa.Schema, ids: list[int]) -> pa.Table:
         key = (tuple(paths), schema)
         with self.lock:
             if key in self.kept:
                 self.kept.move_to_end(key)
                 return self.kept[key]
         parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
-        data = pa.concat_tables([_conform(t, schema) for t in parts])
+        data = pa.concat_tables([_conform(t, schema, ids) for t in parts])
         with self.lock:
             self.kept[key] = data
             while sum(t.nbytes for t in self.kept.values()) > self.max_bytes and len(self.kept) > 1:
@@ -274,31 +281,47 @@ class _SmallTables:
         return data
 
 
-def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
-    """A file's rows in the table's current schema (columns added since it was written are NULL)."""
+def _conform(data: pa.Table, schema: pa.Schema, ids: list[int]) -> pa.Table:
+    """A file's rows in the table's current schema (`ids`: its field ids), columns found by field
+    id when the file has them (else by name); those added since it was written are NULL."""
+    written = {
+        int(f.metadata[_FIELD_ID]): f.name for f in data.schema if f.metadata and _FIELD_ID in f.metadata
+    }
+    names = [written.get(i) for i in ids] if written else [f.name for f in schema]
     columns = [
-        data.column(f.name) if f.name in data.schema.names else pa.nulls(data.num_rows, f.type)
-        for f in schema
+        data.column(name) if name in data.schema.names else pa.nulls(data.num_rows, f.type)
+        for f, name in zip(schema, names, strict=True)
     ]
     nullable = pa.schema([f.with_nullable(True) for f in schema])
     return pa.Table.from_arrays(columns, schema=nullable).cast(schema)
 
 
+_FIELD_ID = b"PARQUET:field_id"
+
+
 def _by_field_id(ctx: SessionContext, path: str, table: Table, schema: pa.Schema) -> DataFrame:
     """One data file read by Iceberg field id: columns renamed since it was written get their
-    current names, dropped ones are skipped, added ones are NULL."""
-    written = {
-        int(f.metadata[b"PARQUET:field_id"]): f.name
-        for f in pq.read_schema(storage.open_input(path) if storage.is_s3(path) else path)
-        if f.metadata and b"PARQUET:field_id" in f.metadata
-    }
+    current names, dropped ones are skipped, added ones are NULL (a file without field ids is
+    read by name)."""
+    written = _written_names(path) or {f.field_id: f.name for f in table.schema().fields}
     frame = ctx.read_parquet(path)
+    present = set(frame.schema().names)
     columns = []
     for field, target in zip(table.schema().fields, schema, strict=True):
         source = written.get(field.field_id)
-        value = col(f'"{source}"') if source is not None else lit(None)
+        value = col(f'"{source}"') if source in present else lit(None)
         columns.append(value.cast(target.type).alias(target.name))
     return frame.select(*columns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _written_names(path: str) -> dict[int, str]:
+    """The column name each field id has in a data file (files never change once written)."""
+    return {
+        int(f.metadata[_FIELD_ID]): f.name
+        for f in pq.read_schema(storage.open_input(path) if storage.is_s3(path) else path)
+        if f.metadata and _FIELD_ID in f.metadata
+    }
 
 
 # Below this much data a statement runs in one partition: rows then come out in the order they

@@ -48,6 +48,25 @@ def test_add_drop_rename_columns_keep_old_rows(t: Any) -> None:
     assert err.value.errno == 904
 
 
+def test_changes_after_a_rename_keep_the_renamed_columns_values(t: Any) -> None:
+    # Older files carry the old name: UPDATE and DELETE read them by field id, as SELECT does
+    # (read by name, the column came back NULL and the UPDATE wrote the NULLs back).
+    t.execute("ALTER TABLE t RENAME COLUMN b TO bee")
+    t.execute("UPDATE t SET a = 2")
+    assert t.execute("SELECT a, bee, p FROM t").fetchall() == [(2, "x", Decimal("1.50"))]
+    t.execute("MERGE INTO t USING (SELECT 2 AS a) s ON t.a = s.a WHEN MATCHED THEN UPDATE SET p = 9")
+    assert t.execute("SELECT a, bee, p FROM t").fetchall() == [(2, "x", Decimal("9.00"))]
+    t.execute("DELETE FROM t WHERE bee = 'x'")
+    assert t.execute("SELECT COUNT(*) FROM t").fetchall() == [(0,)]
+
+
+def test_a_dropped_columns_name_taken_again_starts_empty(t: Any) -> None:
+    t.execute("ALTER TABLE t DROP COLUMN b")
+    t.execute("ALTER TABLE t ADD COLUMN b VARCHAR")
+    t.execute("INSERT INTO t (a, b) VALUES (2, 'new')")
+    assert t.execute("SELECT a, b FROM t ORDER BY a").fetchall() == [(1, None), (2, "new")]
+
+
 def test_a_column_added_with_a_default_fills_existing_and_later_rows(t: Any) -> None:
     t.execute("INSERT INTO t VALUES (2, 'y', 2.5)")
     t.execute("ALTER TABLE t ADD COLUMN c VARCHAR DEFAULT 'none', d NUMBER(10,2) DEFAULT 0.5")

@@ -49,6 +49,20 @@ def test_queries_with_joins_aggregates_windows_and_subqueries(cur: Any) -> None:
     assert with_cte == (2,)
 
 
+def test_quoted_names_that_parquet_files_keep_sanitized_hold_their_values(cur: Any) -> None:
+    # pyiceberg writes "Mixed Col" as Mixed_x20Col in the files: read by field id, not by name.
+    cur.execute('CREATE TABLE q (id INT, "Mixed Col" INT DEFAULT 4, "order-id" VARCHAR, "1st" INT)')
+    cur.execute("INSERT INTO q VALUES (1, 10, 'o-1', 100)")
+    cur.execute("INSERT INTO q (id) VALUES (2)")
+    cur.execute('SELECT id, "Mixed Col", "order-id", "1st" FROM q ORDER BY id')
+    assert cur.fetchall() == [(1, 10, "o-1", 100), (2, 4, None, None)]
+    cur.execute('UPDATE q SET "Mixed Col" = "Mixed Col" + 1 WHERE id = 1')
+    cur.execute('SELECT id, "Mixed Col", "order-id", "1st" FROM q WHERE "Mixed Col" > 4')
+    assert cur.fetchall() == [(1, 11, "o-1", 100)]
+    cur.execute('CREATE TABLE q2 AS SELECT "Mixed Col" AS "Another One" FROM q')
+    assert cur.execute('SELECT SUM("Another One") FROM q2').fetchone() == (15,)
+
+
 def test_ctas_and_insert_overwrite(cur: Any) -> None:
     cur.execute("CREATE TABLE src AS SELECT seq4() AS n FROM TABLE(GENERATOR(ROWCOUNT => 100))")
     assert cur.execute("SELECT COUNT(*), SUM(n) FROM src").fetchone() == (100, 4950)
