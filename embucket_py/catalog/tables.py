@@ -102,6 +102,19 @@ def _described(table: Table) -> tuple[TableMetadata, tuple[Column, ...], pa.Sche
     return _DESCRIBED.get(id(table.metadata), describe)
 
 
+def own_name(columns: list[Column], name: str) -> str:
+    """The table's name for the column a statement names `name` (a quoted lower-case name is its
+    unquoted twin, naming.py).
+
+    Raises:
+        InvalidIdentifier: no such column.
+    """
+    for c in columns:
+        if naming.stored(c.name) == naming.stored(name):
+            return c.name
+    raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{naming.quote(name)}'")
+
+
 def reads_by_field_id(table: Table) -> bool:
     """Whether the table's data files must be read by Iceberg field id, not by column name: a
     column was renamed (older files carry the old name), a dropped column's name was taken again

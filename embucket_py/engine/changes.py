@@ -26,7 +26,15 @@ from pyiceberg.table import Table
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.tables import COMMIT_RETRIES, Column, ScanFiles, TableName, Tables, reads_by_field_id
+from embucket_py.catalog.tables import (
+    COMMIT_RETRIES,
+    Column,
+    ScanFiles,
+    TableName,
+    Tables,
+    own_name,
+    reads_by_field_id,
+)
 from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
@@ -142,10 +150,10 @@ def _with_defaults(change: sqlc.RowChange, columns: list[Column]) -> sqlc.RowCha
     defaults = {c.name: c.default for c in columns}
     clauses = []
     for clause in change.clauses:
-        values = {
-            name: default_value(defaults.get(name)) if is_default_keyword(value) else value
-            for name, value in clause.resolved([c.name for c in columns]).items()
-        }
+        values = {}
+        for written, value in clause.resolved([c.name for c in columns]).items():
+            name = own_name(columns, written)
+            values[name] = default_value(defaults.get(name)) if is_default_keyword(value) else value
         if clause.action == sqlc.INSERT:
             for column in columns:
                 if column.name in values:

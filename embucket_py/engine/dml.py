@@ -9,11 +9,10 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.catalog.tables import TableName, Tables, own_name
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts
 from embucket_py.errors import (
-    InvalidIdentifier,
     NullInNotNullColumn,
     NumericValueNotRecognized,
     SqlCompilationError,
@@ -41,10 +40,9 @@ def insert(
     ref = TableName(*d.parts)
     columns = Tables.columns(tables.load(ref))
     types = {c.name: c.type for c in columns}
-    targets = d.columns if d.columns is not None else [c.name for c in columns]
-    unknown = [name for name in targets if name not in types]
-    if unknown:
-        raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{unknown[0]}'")
+    targets = (
+        [own_name(columns, n) for n in d.columns] if d.columns is not None else [c.name for c in columns]
+    )
     # Omitted columns take their DEFAULT (evaluated with the source rows) or their IDENTITY number.
     identity = [c.name for c in columns if c.identity is not None and c.name not in targets]
     aliases = {c.name: f"__default{i}" for i, c in enumerate(columns) if c.default and c.name not in targets}

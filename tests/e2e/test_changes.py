@@ -32,6 +32,26 @@ def test_update_reports_rows_updated(people: Any) -> None:
     assert rows == [(1, 10), (2, 20), (3, 31), (4, 41)]
 
 
+def test_setting_a_column_the_table_lacks_is_an_invalid_identifier(people: Any) -> None:
+    for sql in (
+        "UPDATE people SET nope = 1",
+        "MERGE INTO people USING (SELECT 1 AS id) s ON people.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET nope = 2",
+        "INSERT INTO people (id, nope) VALUES (5, 1)",
+    ):
+        with pytest.raises(ProgrammingError) as err:
+            people.execute(sql)
+        assert (err.value.errno, err.value.sqlstate) == (904, "42000")
+        assert "invalid identifier 'NOPE'" in err.value.msg
+    # A quoted lower-case name is its unquoted twin here (embucket_py/naming.py).
+    people.execute('UPDATE people SET "score" = 0 WHERE id = 1')
+    people.execute("INSERT INTO people (id, \"name\") VALUES (5, 'ed')")
+    assert people.execute("SELECT id, name, score FROM people WHERE id IN (1, 5) ORDER BY id").fetchall() == [
+        (1, "ann", 0),
+        (5, "ed", None),
+    ]
+
+
 def test_update_from_and_delete_using(people: Any) -> None:
     people.execute("CREATE TABLE bonus (id INT, extra INT)")
     people.execute("INSERT INTO bonus VALUES (2, 5), (4, 7), (9, 1)")
