@@ -8,6 +8,7 @@ pyarrow's strptime, which marks failures as NULL too.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -117,6 +118,27 @@ def preformat(
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields)) if changed else batch
 
 
+def _nested_as_json(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """Objects and arrays a file's reader typed (JSON or Parquet read by column name) as JSON text,
+    tagged VARIANT: no cast turns a struct or list into text, and a VARIANT holds them as JSON."""
+    if not any(pa.types.is_nested(t) for t in batch.schema.types):
+        return batch
+    fields, arrays = [], []
+    for field, array in zip(batch.schema, batch.columns, strict=True):
+        if pa.types.is_nested(field.type):
+            texts = [
+                None if v is None else json.dumps(v, separators=(",", ":"), default=str)
+                for v in array.to_pylist()
+            ]
+            field, array = (
+                pa.field(field.name, pa.string(), metadata={SFTYPE_KEY: b"VARIANT"}),
+                pa.array(texts),
+            )
+        fields.append(field)
+        arrays.append(array)
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+
 def convert(
     ctx: SessionContext,
     batch: pa.RecordBatch,
@@ -128,6 +150,7 @@ def convert(
     # A fresh context per batch: from_arrow registers the batch in the context it is given, so a
     # long-lived one would keep every batch of the load alive.
     del ctx
+    batch = _nested_as_json(batch)
     frame = SessionContext().from_arrow(batch)
     values, flags = [], []
     for i, (source, target) in enumerate(zip(sources, targets, strict=True)):

@@ -62,6 +62,21 @@ def test_parse_header_matches_columns_by_name(cur, put) -> None:
     assert cur.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "ann"), (2, "bob")]
 
 
+def test_objects_and_arrays_matched_by_name_load_into_semi_structured_columns(cur, put) -> None:
+    put(
+        "n.json",
+        b'{"id": 1, "tags": ["x", "y"], "nested": {"k": 1}}\n{"id": 2, "tags": [], "nested": null}\n',
+    )
+    cur.execute("CREATE TABLE t (id INT, tags ARRAY, nested OBJECT)")
+    cur.execute(
+        "COPY INTO t FROM @st FILES=('n.json') FILE_FORMAT=(TYPE=JSON) MATCH_BY_COLUMN_NAME=CASE_INSENSITIVE"
+    )
+    rows = cur.execute(
+        "SELECT id, tags[1]::VARCHAR, ARRAY_SIZE(tags), nested:k::INT FROM t ORDER BY id"
+    ).fetchall()
+    assert rows == [(1, "y", 2, 1), (2, None, 0, None)]
+
+
 def test_column_count_mismatch_is_an_error(cur, put) -> None:
     put("m.csv", b"1,a\n2\n")
     cur.execute("CREATE TABLE t (id INT, name VARCHAR)")
