@@ -8,7 +8,8 @@ from __future__ import annotations
 from functools import cached_property
 
 from sqlglot import exp
-from sqlglot.tokens import Token, Tokenizer, TokenType
+from sqlglot.dialects.snowflake import Snowflake
+from sqlglot.tokens import Token, TokenType
 
 from embucket_py.errors import SqlCompilationError
 from embucket_py.sql.context import SqlContext
@@ -89,7 +90,8 @@ class SourceText:
     @cached_property
     def tokens(self) -> list[Token]:
         try:
-            return Tokenizer(dialect="snowflake").tokenize(self.text)
+            # Snowflake's own tokenizer, as the parser used: `$1` is two tokens there, `$` and `1`.
+            return Snowflake().tokenize(self.text)
         except Exception:
             return []
 
@@ -98,8 +100,8 @@ class SourceText:
         return {t.start: i for i, t in enumerate(self.tokens)}
 
     def span(self, node: exp.Expression) -> str | None:
-        if node.find(exp.Parameter):
-            return None  # sqlglot keeps no position for `$var`: the text would start too late
+        if any(not p.this.meta.get("start") for p in node.find_all(exp.Parameter)):
+            return None  # sqlglot keeps no position for `$var` (`$1` has one): the text would start too late
         start = first_start(node)
         if start is None or start not in self._starts:
             return None
@@ -142,7 +144,14 @@ class SourceText:
         return first
 
 
-_LEADING = (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE, TokenType.DASH, TokenType.NOT)
+_LEADING = (
+    TokenType.L_PAREN,
+    TokenType.L_BRACKET,
+    TokenType.L_BRACE,
+    TokenType.DASH,
+    TokenType.NOT,
+    TokenType.PARAMETER,
+)
 
 # Tokens a subquery may hold before its first one with a position (SELECT DISTINCT TOP 10 ...).
 _SUBQUERY_LEAD = 8
@@ -164,8 +173,9 @@ def projection_name(node: exp.Expression, source: SourceText | None) -> str | No
         return normalize(node.args["alias"])
     if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
         return None
-    if isinstance(node, exp.Column):
+    if isinstance(node, exp.Column) and "start" not in node.meta:
         return normalize(node.this)
+    # (A column with a position of its own stands for other text: `$1` read from a stage.)
     text = source.span(node) if source is not None else None
     if text is None:
         text = node.sql(dialect="snowflake")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from embucket_py.sql.names import first_start
+
 STAGE_TABLE = "__stage"
 LINE = "__line"
 FILENAME = "__filename"
@@ -40,22 +42,36 @@ def rewrite(select: exp.Select, columns: list[str] | None) -> exp.Select:
             continue
         match = key if key in columns else next((c for c in columns if c.lower() == key.lower()), None)
         if match is not None:
-            node.replace(exp.column(f"n{columns.index(match)}", quoted=True))
+            node.replace(_in_place_of(node, f"n{columns.index(match)}"))
     for node in list(tree.find_all(exp.Parameter)):
         n = _position(node)
         if n is not None:
-            node.replace(exp.column(f"c{n}", quoted=True))
+            node.replace(_in_place_of(node, f"c{n}"))
     for node in list(tree.find_all(exp.Column)):
         name = node.name.upper()
         if name == "METADATA$FILENAME":
-            node.replace(exp.column(FILENAME, quoted=True))
+            node.replace(_in_place_of(node, FILENAME))
         elif name == "METADATA$FILE_ROW_NUMBER":
-            node.replace(exp.column(LINE, quoted=True))
+            node.replace(_in_place_of(node, LINE))
+    for star in tree.expressions:
+        if isinstance(star, exp.Star) and not star.args.get("except_"):
+            # The file's columns only, not the row numbers and file names kept beside them.
+            star.set("except_", [exp.column(LINE, quoted=True), exp.column(FILENAME, quoted=True)])
     from_ = tree.args.get("from_") or tree.args.get("from")
     if from_ is not None and isinstance(from_.this, exp.Table):
         alias = from_.this.args.get("alias")
         from_.this.replace(exp.Table(this=exp.to_identifier(STAGE_TABLE, quoted=True), alias=alias))
     return tree
+
+
+def _in_place_of(node: exp.Expression, name: str) -> exp.Column:
+    """A column reading what `node` ($1, $1:key) read, where its text began: a projection is
+    named after the text the user wrote ($1:ID::INT), not after the rewrite."""
+    column = exp.column(name, quoted=True)
+    start = first_start(node)
+    if start is not None:
+        column.meta["start"] = start
+    return column
 
 
 def stage_reference(select: exp.Select) -> exp.Table | None:

@@ -111,6 +111,13 @@ def test_query_staged_files_with_metadata(cur, tmp_path: Path) -> None:
         "SELECT $2, $1, METADATA$FILENAME, METADATA$FILE_ROW_NUMBER FROM @~/q/ ORDER BY 4"
     ).fetchall()
     assert rows == [("one", "1", "q/q.csv", 1), ("two", "2", "q/q.csv", 2)]
+    # Columns are named after the text written; `*` is the file's columns only.
+    assert [d.name for d in cur.description] == ["$2", "$1", "METADATA$FILENAME", "METADATA$FILE_ROW_NUMBER"]
+    cur.execute("SELECT UPPER(t.$2), $1::INT + 1 FROM @~/q/ t ORDER BY 2")
+    assert [d.name for d in cur.description] == ["UPPER(T.$2)", "$1::INT + 1"]
+    assert cur.fetchall() == [("ONE", 2), ("TWO", 3)]
+    cur.execute("SELECT * FROM @~/q/")
+    assert len(cur.description) == 2
     cur.execute("REMOVE @~/q/")
 
 
