@@ -100,6 +100,11 @@ class SourceText:
         return {t.start: i for i, t in enumerate(self.tokens)}
 
     def span(self, node: exp.Expression) -> str | None:
+        """The text of a projection. sqlglot keeps positions on names and literals only, so the
+        text is found from the earliest of them: back over what opens the projection (keywords,
+        brackets, operators, calls whose first argument has no position: CASE WHEN, -(,
+        DATE_PART(dow, ...) up to the token before it (SELECT, a comma, DISTINCT), then forward
+        to where it ends."""
         if any(not p.this.meta.get("start") for p in node.find_all(exp.Parameter)):
             return None  # sqlglot keeps no position for `$var` (`$1` has one): the text would start too late
         start = first_start(node)
@@ -107,33 +112,82 @@ class SourceText:
             return None
         first = self._starts[start]
         # A projection opening with a subquery: its keywords (EXISTS, SELECT, ...) carry no position.
-        subquery = any(first_start(q) == start for q in node.find_all(exp.Subquery, exp.Exists))
-        if subquery:
+        if any(first_start(q) == start for q in node.find_all(exp.Subquery, exp.Exists)):
             first = self._subquery_start(first)
-        first = self._lead(first)
-        if subquery and first > 0 and self.tokens[first - 1].token_type == TokenType.EXISTS:
-            first = self._lead(first - 1)
-        if first > 0 and self.tokens[first].token_type == TokenType.L_PAREN:
-            # A call sqlglot keeps without a node for its name (OBJECT_CONSTRUCT_KEEP_NULL(...)).
-            first -= self.tokens[first - 1].token_type == TokenType.VAR
-        depth = 0
+        _, unclosed = self._forward(first)
+        first = self._back(first, unclosed)
+        last, _ = self._forward(first)
+        return self.text[self.tokens[first].start : self.tokens[last].end + 1]
+
+    def _forward(self, first: int) -> tuple[int, int]:
+        """The last token of the text that starts at `first`, and how many brackets it closes
+        that it did not open (then `first` is inside a call or bracket of the projection)."""
+        depth = unclosed = 0
         last = first
         for i in range(first, len(self.tokens)):
             tt = self.tokens[i].token_type
             if tt in _CLOSE and depth == 0:
+                if self._opens_before(first, unclosed + 1):
+                    unclosed += 1
+                    last = i
+                    continue
                 break
-            if depth == 0 and tt in _END_OF_PROJECTION and i > first:
+            if depth == 0 and tt in _END_OF_PROJECTION and i > first and not self._inside_operator(i):
                 break
             depth += (tt in _OPEN) - (tt in _CLOSE)
             last = i
-        return self.text[self.tokens[first].start : self.tokens[last].end + 1]
+        return last, unclosed
 
-    def _lead(self, first: int) -> int:
-        """Back over the tokens before a projection's first one with a position that are still
-        its own (none carries a position): opening parentheses, unary minus and NOT."""
-        while first > 0 and self.tokens[first - 1].token_type in _LEADING:
-            first -= 1
-        return first
+    def _opens_before(self, first: int, count: int) -> bool:
+        """Whether `count` brackets open before `first` without closing, after the SELECT."""
+        depth = 0
+        for i in range(first - 1, -1, -1):
+            tt = self.tokens[i].token_type
+            if tt in (TokenType.SELECT, TokenType.WITH):
+                return False
+            if tt in _CLOSE:
+                depth += 1
+            elif tt in _OPEN:
+                if depth == 0:
+                    count -= 1
+                    if count == 0:
+                        return True
+                else:
+                    depth -= 1
+        return False
+
+    def _back(self, first: int, unclosed: int) -> int:
+        """The projection's first token: back from `first` past `unclosed` open brackets, to
+        the token before the projection (SELECT [DISTINCT | ALL] [TOP n], or a comma)."""
+        depth = 0
+        i = first - 1
+        while i >= 0:
+            tt = self.tokens[i].token_type
+            previous = self.tokens[i - 1].token_type if i > 0 else None
+            if tt in (TokenType.SELECT, TokenType.WITH) or (
+                tt in (TokenType.DISTINCT, TokenType.ALL) and previous == TokenType.SELECT
+            ):
+                break
+            if previous == TokenType.TOP:  # SELECT TOP n
+                break
+            if tt in _CLOSE:
+                depth += 1
+            elif tt in _OPEN:
+                if depth:
+                    depth -= 1
+                else:
+                    unclosed -= 1
+            elif tt == TokenType.COMMA and depth == 0 and unclosed <= 0:
+                break
+            i -= 1
+        return i + 1
+
+    def _inside_operator(self, i: int) -> bool:
+        """A FROM that belongs to IS [NOT] DISTINCT FROM, not to the query."""
+        return (
+            self.tokens[i].token_type == TokenType.FROM
+            and self.tokens[i - 1].token_type == TokenType.DISTINCT
+        )
 
     def _subquery_start(self, first: int) -> int:
         """The SELECT (or WITH) opening a subquery whose first token with a position is `first`
@@ -144,22 +198,16 @@ class SourceText:
         return first
 
 
-_LEADING = (
-    TokenType.L_PAREN,
-    TokenType.L_BRACKET,
-    TokenType.L_BRACE,
-    TokenType.DASH,
-    TokenType.NOT,
-    TokenType.PARAMETER,
-)
-
 # Tokens a subquery may hold before its first one with a position (SELECT DISTINCT TOP 10 ...).
 _SUBQUERY_LEAD = 8
 
 
 def first_start(node: exp.Expression) -> int | None:
-    """Where the node's text begins: the earliest position sqlglot kept in it (None: none kept)."""
-    return min((n.meta["start"] for n in node.walk() if n.meta and "start" in n.meta), default=None)
+    """Where the node's text begins: the earliest position sqlglot kept in it (None: none kept).
+    Types are left out: they never open an expression, and the precision sqlglot adds to a bare
+    NUMBER carries the position of whatever token came before."""
+    nodes = node.walk(prune=lambda n: isinstance(n, exp.DataType))
+    return min((n.meta["start"] for n in nodes if n.meta and "start" in n.meta), default=None)
 
 
 def upper_outside_quotes(text: str) -> str:

@@ -276,7 +276,11 @@ def test_identifier_with_a_literal_name_reads_the_table(sales: Any, database: st
     assert sales.fetchall() == [("Q1", 200), ("Q2", 55)]
 
 
-def test_unary_minus_and_not_open_the_column_name(sales: Any) -> None:
-    sales.execute("SELECT -amount, -(amount + 1), NOT (amount > 50) FROM sales WHERE empid = 2")
-    assert [d.name for d in sales.description] == ["-AMOUNT", "-(AMOUNT + 1)", "NOT (AMOUNT > 50)"]
-    assert sales.fetchall() == [(-70, -71, False)]
+def test_keywords_and_operators_open_the_column_name(sales: Any) -> None:
+    sales.execute(
+        "SELECT -amount, -(amount + 1), NOT (amount > 50), CASE WHEN amount > 50 THEN 'big' END "
+        "FROM sales WHERE empid = 2"
+    )
+    names = ["-AMOUNT", "-(AMOUNT + 1)", "NOT (AMOUNT > 50)", "CASE WHEN AMOUNT > 50 THEN 'BIG' END"]
+    assert [d.name for d in sales.description] == names
+    assert sales.fetchall() == [(-70, -71, False, "big")]
