@@ -16,6 +16,7 @@ from embucket_py.sql.transforms.connect_by import connect_by
 from embucket_py.sql.transforms.context_functions import context_functions
 from embucket_py.sql.transforms.current_time import current_time
 from embucket_py.sql.transforms.dual import dual
+from embucket_py.sql.transforms.fetch import fetch
 from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
@@ -68,7 +69,7 @@ def _translate(
     tree = tree.copy()
     if isinstance(tree, exp.Values):
         tree = exp.select("*").from_(tree)
-    tree = qualify_has_windows(dual(tree))
+    tree = qualify_has_windows(dual(fetch(tree)))
     # PIVOT/UNPIVOT first: they decide the columns later steps see.
     tree = pivot(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.

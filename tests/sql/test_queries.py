@@ -24,6 +24,17 @@ def test_aggregates_with_having_order_and_limit() -> None:
     )
 
 
+def test_fetch_first_is_a_limit() -> None:
+    validate(
+        "SELECT a FROM t ORDER BY a OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY",
+        'SELECT "a" AS "a" FROM "__t0" AS "t" ORDER BY "a" LIMIT 2 OFFSET 1',
+    )
+    validate(
+        "SELECT a FROM t ORDER BY a FETCH FIRST ROW ONLY",
+        'SELECT "a" AS "a" FROM "__t0" AS "t" ORDER BY "a" LIMIT 1',
+    )
+
+
 def test_window_functions() -> None:
     validate(
         "SELECT a, SUM(c) OVER (PARTITION BY b ORDER BY a "
