@@ -22,6 +22,16 @@ def test_variant_column_round_trips_and_reads_back_typed(cur: Any) -> None:
     assert cur.execute("SELECT id FROM docs WHERE v:age > 30 AND v:name = 'Alice'").fetchall() == [(1,)]
 
 
+def test_variant_values_in_arithmetic_and_sums_are_numbers(cur: Any) -> None:
+    cur.execute("CREATE TABLE m (id INT, v VARIANT)")
+    cur.execute('INSERT INTO m SELECT 1, PARSE_JSON(\'{"a": 1, "f": 1.5, "s": "2"}\')')
+    cur.execute('INSERT INTO m SELECT 2, PARSE_JSON(\'{"a": 10, "f": 2}\')')
+    cur.execute("SELECT v:a + 1, v:f * 2, -v['a'], v:s + 1, v:missing + 1 FROM m ORDER BY id")
+    assert cur.fetchall() == [(2.0, 3.0, -1.0, 3.0, None), (11.0, 4.0, -10.0, None, None)]
+    assert cur.description[0].type_code == 1  # FLOAT: the VARIANT is cast to a number
+    assert cur.execute("SELECT SUM(v:a), AVG(v:f) FROM m").fetchall() == [(11.0, 1.75)]
+
+
 def test_object_construct_drops_nulls_and_sorts_keys(cur: Any) -> None:
     cur.execute("SELECT OBJECT_CONSTRUCT('b', 1, 'a', 'x', 'c', NULL), OBJECT_CONSTRUCT_KEEP_NULL('c', NULL)")
     obj, kept = cur.fetchone()

@@ -11,7 +11,7 @@ from decimal import Decimal
 from sqlglot import exp
 
 from embucket_py.sql.context import active
-from embucket_py.sql.transforms.functions.column_kinds import fixed_scale, stored_kind
+from embucket_py.sql.transforms.functions.column_kinds import SEMI_KINDS, fixed_scale, stored_kind
 from embucket_py.sql.transforms.functions.temporal import call, cast, kind_of, mul, number, paren, rewrite_all
 
 
@@ -180,7 +180,32 @@ def _exponent_literal(node: exp.Literal) -> exp.Expression:
     return cast(exp.Literal.string(node.name), "DOUBLE")
 
 
+def _variant(node: exp.Expression) -> bool:
+    """Whether an operand is surely a VARIANT: a path into one, PARSE_JSON, a VARIANT column."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.JSONExtract | exp.GetExtract | exp.ParseJSON):
+        return True
+    if isinstance(node, exp.Bracket):
+        return _variant(node.this)
+    return isinstance(node, exp.Column) and stored_kind(node, active()) in SEMI_KINDS
+
+
+def _numeric_variants(node: exp.Expression) -> exp.Expression | None:
+    """Arithmetic and SUM/AVG over VARIANT values: Snowflake casts the value to a number
+    (a FLOAT); DataFusion would refuse JSON text. None when no operand is a VARIANT."""
+    operands = [node.this, node.expression] if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Mod) else []
+    if any(_variant(x) for x in operands):
+        double = [cast(x, "DOUBLE") if _variant(x) else x for x in operands]
+        return type(node)(this=double[0], expression=double[1])
+    if isinstance(node, exp.Neg | exp.Abs | exp.Sum | exp.Avg) and _variant(node.this):
+        return type(node)(this=cast(node.this, "DOUBLE"))
+    return None
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if (doubled := _numeric_variants(node)) is not None:
+        return doubled
     if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
         return _exponent_literal(node)
     if isinstance(node, exp.WidthBucket):
