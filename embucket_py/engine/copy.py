@@ -13,7 +13,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.tables import QUERY_ID_PROPERTY, TableName, Tables
+from embucket_py.catalog.tables import QUERY_ID_PROPERTY, TableName, Tables, own_name
 from embucket_py.engine.context import new_context, register_arrow
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
@@ -89,11 +89,12 @@ def selected_files(source: Source, d: CopyLoadDef) -> list[StagedFile]:
     return source.store.list(source.path, str(pattern) if pattern else None)
 
 
-def _targets(tables: Tables, ref: TableName, columns: list[str] | None) -> list[Target]:
+def _targets(tables: Tables, ref: TableName, columns: list[str] | None, zone: str) -> list[Target]:
+    """Raises: InvalidIdentifier (a column list naming a column the table lacks)."""
     table_columns = Tables.columns(tables.load(ref))
     by_name = {c.name: c for c in table_columns}
-    chosen = [by_name[c] for c in columns] if columns else table_columns
-    return [Target(c.name, naming.stored(c.name), c.type, c.nullable) for c in chosen]
+    chosen = [by_name[own_name(table_columns, c)] for c in columns] if columns else table_columns
+    return [Target(c.name, naming.stored(c.name), c.type, c.nullable, zone) for c in chosen]
 
 
 def _matcher(mode: str, targets: list[Target]) -> Callable[[list[str], ReadState], list[str | None]]:
@@ -170,7 +171,7 @@ def copy_into_table(
     """Raises: LoadAborted (ABORT_STATEMENT), FileFormatError, ObjectNotFound, Unsupported."""
     check_options(d.options, LOAD_OPTIONS, LOAD_DEFAULTS, "COPY INTO <table>")
     ref = TableName(*d.table)
-    targets = _targets(tables, ref, d.columns)
+    targets = _targets(tables, ref, d.columns, str(ctx.parameters.get("TIMEZONE") or "UTC"))
     source, _ = source_of(resolver, session, d, ctx)
     fmt = source.fmt
     policy = on_error(d.options.get("ON_ERROR"))

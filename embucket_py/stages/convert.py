@@ -41,6 +41,7 @@ class Target:
     stored: str
     type: SfType
     nullable: bool = True
+    zone: str = "UTC"  # the session's time zone: TIMESTAMP_LTZ/TZ text without an offset is read there
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ def _strptime_format(fmt: str) -> str:
     return out
 
 
-def _value(source: Expr, raw_type: pa.DataType, target: SfType, variant: bool = False) -> Expr:
+def _value(
+    source: Expr, raw_type: pa.DataType, target: SfType, variant: bool = False, zone: str = "UTC"
+) -> Expr:
     """The expression converting a raw column to a target type (NULL where it cannot)."""
     arrow = to_arrow(target)
     textual = (
@@ -90,9 +93,18 @@ def _value(source: Expr, raw_type: pa.DataType, target: SfType, variant: bool = 
         truthy = lowered.isin([lit(v) for v in ("true", "t", "yes", "y", "on", "1")])
         falsy = lowered.isin([lit(v) for v in ("false", "f", "no", "n", "off", "0")])
         return f.when(truthy, lit(True)).when(falsy, lit(False)).otherwise(lit(None).cast(pa.bool_()))
+    if textual and target.kind in ("TIMESTAMP_LTZ", "TIMESTAMP_TZ") and zone != "UTC":
+        # A wall clock without an offset is in the session's time zone, as Snowflake reads it.
+        text = f.btrim(source)
+        wall = text.try_cast(pa.timestamp("us")).cast(pa.timestamp("us", tz=zone)).cast(arrow)
+        return f.when(f.regexp_like(text, lit(_OFFSET)), text.try_cast(arrow)).otherwise(wall)
     if textual:
         return f.btrim(source).try_cast(arrow)
     return source.try_cast(arrow)
+
+
+# Text that names its own offset: Z, +hh, +hhmm, +hh:mm at the end.
+_OFFSET = r"(Z|[+-]\d{2}(:?\d{2})?)$"
 
 
 def preformat(
@@ -162,7 +174,8 @@ def convert(
             raw = col(f'"{source}"')
             field = batch.schema.field(source)
             tag = (field.metadata or {}).get(SFTYPE_KEY, b"")
-            value = _value(raw, field.type, target.type, tag.startswith((b"VARIANT", b"OBJECT", b"ARRAY")))
+            semi = tag.startswith((b"VARIANT", b"OBJECT", b"ARRAY"))
+            value = _value(raw, field.type, target.type, semi, target.zone)
             flag = raw.is_not_null() & value.is_null()
             if target.type.kind == "TEXT" and target.type.length:
                 flag = flag | (f.character_length(value) > lit(target.type.length))

@@ -89,3 +89,33 @@ def test_date_arithmetic_on_text_columns_reads_them_as_timestamps(cur: Any) -> N
         "SELECT DATEADD(month, 1, t), DATEDIFF(day, t, '2024-03-01'), DATE_TRUNC('month', t) FROM texts"
     )
     assert cur.fetchone() == (dt.datetime(2024, 2, 29, 10), 30, dt.datetime(2024, 1, 1))
+
+
+def test_timestamps_cast_to_text_in_the_session_output_formats(cur: Any) -> None:
+    cur.execute("CREATE TABLE ev (id INT, ntz TIMESTAMP_NTZ, ltz TIMESTAMP_LTZ)")
+    # One row, so the strings are cast as a whole column: a wall clock in the session's zone.
+    cur.execute("INSERT INTO ev VALUES (1, '2024-03-10 01:30:00.5', '2024-03-10 01:30:00')")
+    cur.execute("SELECT ntz::VARCHAR, TO_CHAR(ntz), ltz::VARCHAR, TO_VARCHAR(ltz, 'HH24:MI TZHTZM') FROM ev")
+    assert cur.fetchone() == (
+        "2024-03-10 01:30:00.500",
+        "2024-03-10 01:30:00.500",
+        "2024-03-10 01:30:00.000 -0800",
+        "01:30 -0800",
+    )
+    cur.execute("ALTER SESSION SET TIMEZONE = 'UTC'")
+    cur.execute("ALTER SESSION SET TIMESTAMP_NTZ_OUTPUT_FORMAT = 'YYYY/MM/DD HH24:MI'")
+    assert cur.execute("SELECT ntz::VARCHAR, ltz::VARCHAR FROM ev").fetchone() == (
+        "2024/03/10 01:30",
+        "2024-03-10 09:30:00.000 +0000",
+    )
+
+
+def test_copy_reads_timestamp_ltz_text_in_the_session_time_zone(cur: Any, tmp_path: Any) -> None:
+    (tmp_path / "ts.csv").write_text("1,2024-03-10 01:30:00\n2,2024-03-10T01:30:00Z\n")
+    cur.execute("CREATE TABLE ev (id INT, ltz TIMESTAMP_LTZ)")
+    cur.execute(f"PUT file://{tmp_path}/ts.csv @~/ts/")
+    cur.execute("COPY INTO ev FROM @~/ts/")
+    cur.execute("ALTER SESSION SET TIMEZONE = 'UTC'")
+    rows = cur.execute("SELECT id, TO_CHAR(ltz, 'YYYY-MM-DD HH24:MI') FROM ev ORDER BY id").fetchall()
+    assert rows == [(1, "2024-03-10 09:30"), (2, "2024-03-10 01:30")]
+    cur.execute("REMOVE @~/ts/")

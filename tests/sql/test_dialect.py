@@ -30,12 +30,14 @@ def test_text_casts() -> None:
 
 
 def test_timestamp_casts() -> None:
-    # TIMESTAMP_LTZ and TIMESTAMP_TZ values are UTC instants in the engine.
+    # TIMESTAMP_LTZ and TIMESTAMP_TZ values are UTC instants in the engine; a string or NTZ column
+    # (wall clocks) is read in the session's time zone, as Snowflake reads it.
     validate(
-        "SELECT b::TIMESTAMP_NTZ AS ntz, b::TIMESTAMP_LTZ AS ltz, b::TIMESTAMP_TZ AS tz FROM t",
+        "SELECT b::TIMESTAMP_NTZ AS ntz, b::TIMESTAMP_LTZ AS ltz, ts::TIMESTAMP_TZ AS tz FROM t",
         'SELECT CAST("b" AS TIMESTAMP) AS "ntz", '
-        'arrow_cast("b", \'Timestamp(Microsecond, Some("UTC"))\') AS "ltz", '
-        'arrow_cast("b", \'Timestamp(Microsecond, Some("UTC"))\') AS "tz" FROM "__t0" AS "t"',
+        'sf_to_instant(CAST("b" AS VARCHAR), \'America/Los_Angeles\') AS "ltz", '
+        'arrow_cast(arrow_cast("ts", \'Timestamp(Microsecond, Some("America/Los_Angeles"))\'), '
+        '\'Timestamp(Microsecond, Some("UTC"))\') AS "tz" FROM "__t0" AS "t"',
     )
     validate(
         "SELECT b::DATE AS dt, b::TIME AS tm, ts::DATE AS d FROM t",

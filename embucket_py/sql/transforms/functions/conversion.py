@@ -10,6 +10,8 @@ import re
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.context import active, parameter
+from embucket_py.sql.transforms.functions.column_kinds import stored_kind
 from embucket_py.sql.transforms.functions.semistructured import SEMI_TYPES
 from embucket_py.sql.transforms.functions.temporal import (
     call,
@@ -21,9 +23,15 @@ from embucket_py.sql.transforms.functions.temporal import (
     mul,
     number,
     rewrite_all,
+    snowflake_format,
     string,
 )
-from embucket_py.sql.transforms.functions.zones import instant_of, session_timezone, zone_name
+from embucket_py.sql.transforms.functions.zones import (
+    in_session_zone,
+    instant_of,
+    session_timezone,
+    zone_name,
+)
 
 _UTC = 'Timestamp(Microsecond, Some("UTC"))'
 _NTZ = "Timestamp(Microsecond, None)"
@@ -50,7 +58,7 @@ def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
         # As a cast, which the semi-structured rewrite (run next) turns into its VARIANT UDF.
         to = exp.DataType.build("TIMESTAMP_LTZ" if tz else "TIMESTAMP_NTZ", dialect="snowflake")
         return (exp.TryCast if safe else exp.Cast)(this=value, to=to)
-    kind = kind_of(value)
+    kind = kind_of(value) or _column_kind(value)
     if kind == "timestamptz" or (kind == "timestamp" and not tz):
         return _target(value, tz)
     if kind == "timestamp":
@@ -232,7 +240,7 @@ def binary_to_text(value: exp.Expression, fmt: str) -> exp.Expression:
 
 def _zoned_cast(node: exp.Cast) -> exp.Expression:
     """A string, DATE or TIMESTAMP_NTZ cast to TIMESTAMP_LTZ/TZ is a wall clock in the session's zone."""
-    kind = kind_of(node.this)
+    kind = kind_of(node.this) or _column_kind(node.this)
     if kind in ("string", "date", "timestamp"):
         return to_timestamp(node.this, tz=True, safe=isinstance(node, exp.TryCast))
     return node
@@ -264,7 +272,53 @@ def _text_cast(node: exp.Cast) -> exp.Expression | None:
     return None
 
 
+# Snowflake's defaults for TIMESTAMP_NTZ_OUTPUT_FORMAT and TIMESTAMP_OUTPUT_FORMAT (LTZ and TZ).
+_NTZ_OUTPUT = "YYYY-MM-DD HH24:MI:SS.FF3"
+_ZONED_OUTPUT = "YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM"
+
+
+def _column_kind(node: exp.Expression) -> str | None:
+    """kind_of for a column whose type the statement tells (a stored column, a subquery's or
+    VALUES' literal): string, date or timestamp (NTZ); None otherwise."""
+    kind = stored_kind(node, active()) or ""
+    if kind.startswith(("TEXT", "VARCHAR")):
+        return "string"
+    if kind.startswith("DATE"):
+        return "date"
+    return "timestamp" if kind.startswith("TIMESTAMP_NTZ") else None
+
+
+def timestamp_kind(node: exp.Expression) -> str | None:
+    """NTZ, LTZ or TZ for a timestamp the SQL shows as one (a cast to a timestamp type, a stored
+    timestamp column); None for anything else."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Cast):
+        to = node.to
+        if to.is_type(exp.DType.TIMESTAMPLTZ):
+            return "LTZ"
+        if to.is_type(exp.DType.TIMESTAMPTZ):
+            return "TZ"
+        return "NTZ" if to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME) else None
+    kind = stored_kind(node, active()) or ""
+    return next((k for k in ("NTZ", "LTZ", "TZ") if kind.startswith(f"TIMESTAMP_{k}")), None)
+
+
+def timestamp_text(value: exp.Expression, kind: str, fmt: exp.Expression | None = None) -> exp.Expression:
+    """A timestamp as Snowflake writes it: in `fmt` (Snowflake's spelling) or else the session's
+    TIMESTAMP_<kind>_OUTPUT_FORMAT ('2024-03-10 01:30:00.000', LTZ and TZ with ' -0800'); LTZ and
+    TZ values in the session's time zone (they are UTC instants here)."""
+    if fmt is None:
+        default = _NTZ_OUTPUT if kind == "NTZ" else parameter("TIMESTAMP_OUTPUT_FORMAT") or _ZONED_OUTPUT
+        fmt = string(str(parameter(f"TIMESTAMP_{kind}_OUTPUT_FORMAT") or default))
+    return call("to_char", value if kind == "NTZ" else in_session_zone(value), snowflake_format(fmt))
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if type(node) is exp.Cast and node.to.is_type(*exp.DataType.TEXT_TYPES):
+        kind = timestamp_kind(node.this)
+        if kind is not None:
+            return timestamp_text(node.this, kind)
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
         return _zoned_cast(node)
     if isinstance(node, exp.Cast) and kind_of(node.this) == "string":

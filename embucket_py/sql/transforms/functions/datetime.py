@@ -11,7 +11,13 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
-from embucket_py.sql.transforms.functions.conversion import BINARY_FORMATS, binary_to_text, to_timestamp
+from embucket_py.sql.transforms.functions.conversion import (
+    BINARY_FORMATS,
+    binary_to_text,
+    timestamp_kind,
+    timestamp_text,
+    to_timestamp,
+)
 from embucket_py.sql.transforms.functions.temporal import (
     SECONDS,
     SUB_DAY,
@@ -35,6 +41,7 @@ from embucket_py.sql.transforms.functions.temporal import (
     sub,
 )
 from embucket_py.sql.transforms.functions.zones import (
+    in_session_zone,
     instant_of,
     legacy_week_start,
     wall_of,
@@ -455,8 +462,9 @@ _NUMBER_MODEL = re.compile(r"^(FM)?(\$|S)?(\$)?[90,G]*([.D][90]*)?(MI|S)?$", re.
 
 def _to_char(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
+    kind = timestamp_kind(node.this)
     if fmt is None:
-        return node
+        return node if kind is None else timestamp_text(node.this, kind)
     if isinstance(fmt, exp.Literal) and fmt.is_string and fmt.name.strip().upper() in BINARY_FORMATS:
         return binary_to_text(node.this, fmt.name.strip().upper())
     temporal = kind_of(node.this) in ("date", "time", "timestamp", "timestamptz")
@@ -469,7 +477,8 @@ def _to_char(node: exp.Expression) -> exp.Expression:
     # still in Snowflake's spelling.
     mapped = isinstance(node, exp.TimeToStr) and isinstance(fmt, exp.Literal)
     chrono = chrono_format(fmt) if mapped else snowflake_format(fmt)
-    return call("to_char", as_temporal(node.this), chrono)
+    value = as_temporal(node.this)
+    return call("to_char", in_session_zone(value) if kind in ("LTZ", "TZ") else value, chrono)
 
 
 _SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] = {

@@ -66,6 +66,11 @@ def wall_of(instant: exp.Expression, zone: str | None = None) -> exp.Expression:
     return call("arrow_cast", local, string(NTZ))
 
 
+def in_session_zone(instant: exp.Expression) -> exp.Expression:
+    """A UTC instant as the same instant in the session's zone (TO_CHAR writes it there)."""
+    return call("arrow_cast", instant, string(zoned(zone_name(session_timezone()))))
+
+
 def week_start() -> int:
     """WEEK_START as the ISO day number weeks begin on (0, the legacy default, is Monday)."""
     try:
