@@ -104,9 +104,10 @@ def test_timestamps_cast_to_text_in_the_session_output_formats(cur: Any) -> None
     )
     cur.execute("ALTER SESSION SET TIMEZONE = 'UTC'")
     cur.execute("ALTER SESSION SET TIMESTAMP_NTZ_OUTPUT_FORMAT = 'YYYY/MM/DD HH24:MI'")
-    assert cur.execute("SELECT ntz::VARCHAR, ltz::VARCHAR FROM ev").fetchone() == (
+    assert cur.execute("SELECT ntz::VARCHAR, ltz::VARCHAR, 'at ' || ntz FROM ev").fetchone() == (
         "2024/03/10 01:30",
         "2024-03-10 09:30:00.000 +0000",
+        "at 2024/03/10 01:30",
     )
 
 

@@ -319,6 +319,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         kind = timestamp_kind(node.this)
         if kind is not None:
             return timestamp_text(node.this, kind)
+    if isinstance(node, exp.DPipe | exp.Concat):
+        # || and CONCAT turn a timestamp into text as a cast does.
+        for operand in node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]:
+            if (kind := timestamp_kind(operand)) is not None:
+                operand.replace(timestamp_text(operand.copy(), kind))
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
         return _zoned_cast(node)
     if isinstance(node, exp.Cast) and kind_of(node.this) == "string":
