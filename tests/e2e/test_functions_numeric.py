@@ -90,3 +90,14 @@ def test_a_number_past_38_digits_is_out_of_range(cur: Any) -> None:
         assert (info.value.errno, info.value.sqlstate) == (100046, "22003")
         assert "Number out of representable range" in info.value.msg
     assert one(cur, "SELECT COUNT(*) FROM huge") == 2
+
+
+def test_text_operands_of_arithmetic_are_read_as_numbers(cur: Any) -> None:
+    cur.execute("CREATE TABLE txt (id INT, n VARCHAR, s VARCHAR)")
+    cur.execute("INSERT INTO txt VALUES (1, '2.5', 'a')")
+    cur.execute("SELECT '5' + 3, n * 2, 10 - n, SUM(n) FROM txt GROUP BY n")
+    assert cur.fetchone() == (8.0, 5.0, 7.5, 2.5)
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        cur.execute("SELECT id + s FROM txt")
+    assert (info.value.errno, info.value.sqlstate) == (100038, "22018")
+    assert "Numeric value 'a' is not recognized" in info.value.msg

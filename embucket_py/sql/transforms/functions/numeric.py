@@ -12,7 +12,16 @@ from sqlglot import exp
 
 from embucket_py.sql.context import active
 from embucket_py.sql.transforms.functions.column_kinds import SEMI_KINDS, fixed_scale, stored_kind
-from embucket_py.sql.transforms.functions.temporal import call, cast, kind_of, mul, number, paren, rewrite_all
+from embucket_py.sql.transforms.functions.temporal import (
+    call,
+    cast,
+    is_text,
+    kind_of,
+    mul,
+    number,
+    paren,
+    rewrite_all,
+)
 
 
 def _literal_scale(node: exp.Expression) -> int | None:
@@ -191,20 +200,26 @@ def _variant(node: exp.Expression) -> bool:
     return isinstance(node, exp.Column) and stored_kind(node, active()) in SEMI_KINDS
 
 
-def _numeric_variants(node: exp.Expression) -> exp.Expression | None:
-    """Arithmetic and SUM/AVG over VARIANT values: Snowflake casts the value to a number
-    (a FLOAT); DataFusion would refuse JSON text. None when no operand is a VARIANT."""
+def _not_a_number(node: exp.Expression) -> bool:
+    """A VARIANT or a string: arithmetic casts it to a number (a FLOAT), as Snowflake coerces it
+    ('5' + 3 is 8, v:price * 2 doubles the price); DataFusion refuses text operands."""
+    return _variant(node) or is_text(node)
+
+
+def _numeric_operands(node: exp.Expression) -> exp.Expression | None:
+    """Arithmetic and SUM/AVG with their VARIANT and text operands cast to numbers; None when
+    there are none."""
     operands = [node.this, node.expression] if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Mod) else []
-    if any(_variant(x) for x in operands):
-        double = [cast(x, "DOUBLE") if _variant(x) else x for x in operands]
+    if any(_not_a_number(x) for x in operands):
+        double = [cast(x, "DOUBLE") if _not_a_number(x) else x for x in operands]
         return type(node)(this=double[0], expression=double[1])
-    if isinstance(node, exp.Neg | exp.Abs | exp.Sum | exp.Avg) and _variant(node.this):
+    if isinstance(node, exp.Neg | exp.Abs | exp.Sum | exp.Avg) and _not_a_number(node.this):
         return type(node)(this=cast(node.this, "DOUBLE"))
     return None
 
 
 def _rewrite(node: exp.Expression) -> exp.Expression:
-    if (doubled := _numeric_variants(node)) is not None:
+    if (doubled := _numeric_operands(node)) is not None:
         return doubled
     if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
         return _exponent_literal(node)
