@@ -12,6 +12,7 @@ from sqlglot import exp
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dialect import DataFusion
 from embucket_py.sql.names import SourceText
+from embucket_py.sql.transforms.asof_joins import asof_joins
 from embucket_py.sql.transforms.connect_by import connect_by
 from embucket_py.sql.transforms.context_functions import context_functions
 from embucket_py.sql.transforms.current_time import current_time
@@ -69,7 +70,7 @@ def _translate(
     tree = tree.copy()
     if isinstance(tree, exp.Values):
         tree = exp.select("*").from_(tree)
-    tree = qualify_has_windows(dual(fetch(tree)))
+    tree = qualify_has_windows(dual(fetch(asof_joins(tree))))
     # PIVOT/UNPIVOT first: they decide the columns later steps see.
     tree = pivot(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.

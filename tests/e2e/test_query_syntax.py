@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -284,3 +285,27 @@ def test_keywords_and_operators_open_the_column_name(sales: Any) -> None:
     names = ["-AMOUNT", "-(AMOUNT + 1)", "NOT (AMOUNT > 50)", "CASE WHEN AMOUNT > 50 THEN 'BIG' END"]
     assert [d.name for d in sales.description] == names
     assert sales.fetchall() == [(-70, -71, False, "big")]
+
+
+def test_asof_join_takes_the_latest_quote_at_or_before_each_trade(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/constructs/asof-join
+    cur.execute("CREATE TABLE trades (sym VARCHAR, t TIMESTAMP_NTZ, qty INT)")
+    cur.execute("CREATE TABLE quotes (sym VARCHAR, t TIMESTAMP_NTZ, px NUMBER(10, 2))")
+    cur.execute(
+        "INSERT INTO trades VALUES ('A', '2024-01-01 10:00:05', 1), ('A', '2024-01-01 10:00:00', 2), "
+        "('B', '2024-01-01 10:00:09', 3)"
+    )
+    cur.execute(
+        "INSERT INTO quotes VALUES ('A', '2024-01-01 10:00:01', 10.5), ('A', '2024-01-01 10:00:04', 11), "
+        "('A', '2024-01-01 10:00:06', 12), ('B', '2024-01-01 10:00:10', 20)"
+    )
+    cur.execute(
+        "SELECT * FROM trades tr ASOF JOIN quotes q MATCH_CONDITION(tr.t >= q.t) ON tr.sym = q.sym "
+        "ORDER BY tr.sym, tr.t"
+    )
+    assert [d.name for d in cur.description] == ["SYM", "T", "QTY", "SYM", "T", "PX"]
+    assert [(r[0], r[2], r[5]) for r in cur.fetchall()] == [
+        ("A", 2, None),
+        ("A", 1, Decimal("11")),
+        ("B", 3, None),
+    ]
