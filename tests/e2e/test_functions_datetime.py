@@ -120,3 +120,38 @@ def test_copy_reads_timestamp_ltz_text_in_the_session_time_zone(cur: Any, tmp_pa
     rows = cur.execute("SELECT id, TO_CHAR(ltz, 'YYYY-MM-DD HH24:MI') FROM ev ORDER BY id").fetchall()
     assert rows == [(1, "2024-03-10 09:30"), (2, "2024-03-10 01:30")]
     cur.execute("REMOVE @~/ts/")
+
+
+def test_timestamp_ltz_parts_and_comparisons_follow_the_session_time_zone(cur: Any) -> None:
+    # 20:30 in Los Angeles on 2024-03-10 is 03:30 UTC on the 11th: parts, dates and truncation
+    # are the session zone's, and wall clocks compared with the instant are read in that zone.
+    cur.execute("CREATE TABLE lt (ltz TIMESTAMP_LTZ, ntz TIMESTAMP_NTZ, d DATE)")
+    cur.execute("INSERT INTO lt VALUES ('2024-03-10 20:30:00', '2024-03-10 20:30:00', '2024-03-10')")
+    cur.execute(
+        "SELECT HOUR(ltz), ltz::DATE, TO_DATE(ltz), DAYNAME(ltz), DATE_TRUNC('day', ltz)::VARCHAR FROM lt"
+    )
+    assert cur.fetchone() == (
+        20,
+        dt.date(2024, 3, 10),
+        dt.date(2024, 3, 10),
+        "Sun",
+        "2024-03-10 00:00:00.000 -0800",
+    )
+    cur.execute(
+        "SELECT ltz = '2024-03-10 20:30:00', ltz BETWEEN '2024-03-10' AND '2024-03-11', ltz = ntz, ltz > d, "
+        "ltz::TIMESTAMP_NTZ = ntz FROM lt"
+    )
+    assert cur.fetchone() == (True, True, True, True, True)
+
+
+def test_current_date_and_time_are_the_session_zones(cur: Any) -> None:
+    cur.execute("ALTER SESSION SET TIMEZONE = 'Pacific/Kiritimati'")  # UTC+14, often another date
+    cur.execute(
+        "SELECT CURRENT_DATE() = CURRENT_TIMESTAMP()::DATE, "
+        "CURRENT_DATE() = DATEADD(hour, 14, SYSDATE())::DATE, "
+        "DATEDIFF(hour, SYSDATE(), CURRENT_TIMESTAMP()::TIMESTAMP_NTZ)"
+    )
+    assert cur.fetchone() == (True, True, 14)
+    cur.execute("SELECT HOUR(CURRENT_TIMESTAMP()) = HOUR(CURRENT_TIME()), CURRENT_TIMESTAMP()::VARCHAR")
+    same_hour, text = cur.fetchone()
+    assert same_hour and text.endswith(" +1400")

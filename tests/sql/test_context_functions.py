@@ -31,9 +31,12 @@ def test_context_functions_work_anywhere_in_a_query() -> None:
 
 def test_date_and_time_functions_are_not_context_values() -> None:
     # Today in the session's time zone (TIMEZONE defaults to America/Los_Angeles), not a fixed value.
+    # DataFusion's now() is the UTC wall clock without a zone: it is made a UTC instant first (cast
+    # straight to the session's zone, it was read as that zone's clock, giving the UTC date).
     validate(
         "SELECT CURRENT_DATE()",
-        "SELECT CAST(arrow_cast(to_local_time(arrow_cast(now(), "
+        "SELECT CAST(arrow_cast(to_local_time(arrow_cast(arrow_cast(now(), "
+        "'Timestamp(Microsecond, Some(\"UTC\"))'), "
         "'Timestamp(Microsecond, Some(\"America/Los_Angeles\"))')), "
         "'Timestamp(Microsecond, None)') AS DATE) AS \"current_date()\"",
     )

@@ -30,6 +30,7 @@ from embucket_py.sql.transforms.functions.zones import (
     in_session_zone,
     instant_of,
     session_timezone,
+    wall_of,
     zone_name,
 )
 
@@ -137,8 +138,10 @@ def to_date(value: exp.Expression, fmt: exp.Expression | None, safe: bool) -> ex
     kind = kind_of(value)
     if kind == "date":
         return value
-    if kind in ("timestamp", "timestamptz"):
+    if kind == "timestamp":
         return cast(value, "DATE")
+    if kind == "timestamptz":  # the date on the session zone's calendar
+        return cast(wall_of(value), "DATE")
     return cast(to_timestamp(value, False, safe), "DATE")
 
 
@@ -289,19 +292,16 @@ def _column_kind(node: exp.Expression) -> str | None:
 
 
 def timestamp_kind(node: exp.Expression) -> str | None:
-    """NTZ, LTZ or TZ for a timestamp the SQL shows as one (a cast to a timestamp type, a stored
+    """NTZ, LTZ or TZ for a timestamp the SQL shows as one (a cast or function giving one, a stored
     timestamp column); None for anything else."""
+    kind = kind_of(node)
     while isinstance(node, exp.Paren):
         node = node.this
-    if isinstance(node, exp.Cast):
-        to = node.to
-        if to.is_type(exp.DType.TIMESTAMPLTZ):
-            return "LTZ"
-        if to.is_type(exp.DType.TIMESTAMPTZ):
-            return "TZ"
-        return "NTZ" if to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME) else None
-    kind = stored_kind(node, active()) or ""
-    return next((k for k in ("NTZ", "LTZ", "TZ") if kind.startswith(f"TIMESTAMP_{k}")), None)
+    stored = stored_kind(node, active()) or ""
+    if kind == "timestamptz":
+        cast_to_tz = isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ)
+        return "TZ" if cast_to_tz or stored.startswith("TIMESTAMP_TZ") else "LTZ"
+    return "NTZ" if kind == "timestamp" or stored.startswith("TIMESTAMP_NTZ") else None
 
 
 def timestamp_text(value: exp.Expression, kind: str, fmt: exp.Expression | None = None) -> exp.Expression:
@@ -314,11 +314,41 @@ def timestamp_text(value: exp.Expression, kind: str, fmt: exp.Expression | None 
     return call("to_char", value if kind == "NTZ" else in_session_zone(value), snowflake_format(fmt))
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _compared_as_instants(node: exp.Expression) -> None:
+    """A comparison with an instant (LTZ/TZ) reads the other side's wall clock (a string, a DATE,
+    an NTZ) in the session's time zone, as Snowflake converts it; DataFusion read it as UTC."""
+    operands = [node.this, node.expression] if isinstance(node, _COMPARISONS) else []
+    if isinstance(node, exp.Between):
+        operands = [node.this, node.args["low"], node.args["high"]]
+    kinds = [kind_of(x) or _column_kind(x) for x in operands]
+    if "timestamptz" not in kinds:
+        return
+    for operand, kind in zip(operands, kinds, strict=True):
+        if kind in ("string", "date", "timestamp"):
+            operand.replace(to_timestamp(operand.copy(), tz=True, safe=False))
+
+
+_WALL_TYPES = (
+    exp.DType.DATE,
+    exp.DType.TIME,
+    exp.DType.TIMESTAMP,
+    exp.DType.TIMESTAMPNTZ,
+    exp.DType.DATETIME,
+)
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if type(node) is exp.Cast and node.to.is_type(*exp.DataType.TEXT_TYPES):
         kind = timestamp_kind(node.this)
         if kind is not None:
             return timestamp_text(node.this, kind)
+    _compared_as_instants(node)
+    if type(node) is exp.Cast and node.to.is_type(*_WALL_TYPES) and kind_of(node.this) == "timestamptz":
+        # An instant's date, time or wall clock is the session zone's.
+        return exp.Cast(this=wall_of(node.this), to=node.to)
     if isinstance(node, exp.DPipe | exp.Concat):
         # || and CONCAT turn a timestamp into text as a cast does.
         for operand in node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]:

@@ -41,6 +41,7 @@ from embucket_py.sql.transforms.functions.temporal import (
     sub,
 )
 from embucket_py.sql.transforms.functions.zones import (
+    as_wall,
     in_session_zone,
     instant_of,
     legacy_week_start,
@@ -133,7 +134,7 @@ def _week_part(part: str, value: exp.Expression) -> exp.Expression | None:
 
 
 def date_part(part: str, value: exp.Expression) -> exp.Expression:
-    value = as_temporal(value)
+    value = as_wall(value)
     by_week = _week_part(part, value)
     if by_week is not None:
         return by_week
@@ -254,14 +255,14 @@ def date_trunc(part: str, value: exp.Expression) -> exp.Expression:
         if part == "nanosecond":
             return value
         raise Unsupported(f"date or time part '{part}' in DATE_TRUNC")
-    truncated = _trunc(part, value)
     kind = kind_of(value)
+    if kind == "timestamptz":  # truncated on the session zone's clock: days start at its midnight
+        return instant_of(call("arrow_cast", _trunc(part, wall_of(value)), string(_NTZ)))
+    truncated = _trunc(part, value)
     if kind == "date":
         return cast(truncated, "DATE")
     if kind == "time":
         return truncated
-    if kind == "timestamptz":
-        return call("arrow_cast", truncated, string(_UTC))
     # Keeps microseconds (DataFusion answers nanoseconds for a DATE input).
     return call("arrow_cast", truncated, string(_NTZ))
 
@@ -494,8 +495,8 @@ _SIMPLE: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]] 
     exp.LastDay: lambda n: _last_day(n.this, part_name(n.args["unit"]) if n.args.get("unit") else "month"),
     exp.NextDay: lambda n: _next_day(n.this, n.expression, True),
     exp.PreviousDay: lambda n: _next_day(n.this, n.expression, False),
-    exp.Dayname: lambda n: call("to_char", as_temporal(n.this), string("%a")),
-    exp.Monthname: lambda n: call("to_char", as_temporal(n.this), string("%b")),
+    exp.Dayname: lambda n: call("to_char", as_wall(n.this), string("%a")),
+    exp.Monthname: lambda n: call("to_char", as_wall(n.this), string("%b")),
     exp.AddMonths: lambda n: _add_months(n.this, n.expression),
     exp.MonthsBetween: lambda n: _months_between(n.this, n.expression),
     exp.DateFromParts: lambda n: _date_from_parts(n.args["year"], n.args["month"], n.args["day"]),
@@ -520,21 +521,26 @@ _ANONYMOUS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
 }
 
 
+def _now() -> exp.Expression:
+    """The current instant (DataFusion's now() is the UTC wall clock, without a zone)."""
+    return call("arrow_cast", call("now"), string(_UTC))
+
+
 def _current_date() -> exp.Expression:
     """Today in the session's time zone."""
-    return cast(wall_of(call("now")), "DATE")
+    return cast(wall_of(_now()), "DATE")
 
 
 def _current_time() -> exp.Expression:
     """The wall-clock time in the session's time zone."""
-    return call("arrow_cast", wall_of(call("now")), string("Time64(Microsecond)"))
+    return call("arrow_cast", wall_of(_now()), string("Time64(Microsecond)"))
 
 
 def _current_timestamp(node: exp.CurrentTimestamp) -> exp.Expression:
     if node.args.get("sysdate"):
         # SYSDATE() is the UTC wall clock as TIMESTAMP_NTZ.
         return call("arrow_cast", call("now"), string(_NTZ))
-    return call("arrow_cast", call("now"), string(_UTC))
+    return _now()
 
 
 def _rewrite(node: exp.Expression) -> exp.Expression:

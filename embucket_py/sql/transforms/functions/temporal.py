@@ -153,6 +153,8 @@ def kind_of(node: exp.Expression) -> str | None:
         return "date"
     if isinstance(node, exp.TsOrDsToTime | exp.TimeFromParts | exp.Localtime):
         return "time"
+    if isinstance(node, exp.CurrentTimestamp) and not node.args.get("sysdate"):
+        return "timestamptz"  # TIMESTAMP_LTZ (SYSDATE() is the UTC wall clock)
     if isinstance(node, exp.CurrentTimestamp | exp.TimestampFromParts):
         return "timestamp"
     if isinstance(node, exp.StrToTime | exp.UnixToTime):
@@ -179,6 +181,8 @@ def kind_of(node: exp.Expression) -> str | None:
             unit = node.args.get("unit")
             return "timestamp" if unit is not None and part_name(unit) in SUB_DAY else "date"
         return "timestamp" if inner == "string" else inner
+    if isinstance(node, exp.Column) and (kind_here(node) or "").startswith(("TIMESTAMP_LTZ", "TIMESTAMP_TZ")):
+        return "timestamptz"  # a stored instant: its date parts are the session zone's wall clock
     return None
 
 

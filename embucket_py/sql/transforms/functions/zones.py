@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from embucket_py.errors import ExecutionError, Unsupported
 from embucket_py.sql.context import parameter
-from embucket_py.sql.transforms.functions.temporal import call, string
+from embucket_py.sql.transforms.functions.temporal import as_temporal, call, kind_of, string
 
 DEFAULT_TIMEZONE = "America/Los_Angeles"
 UTC = 'Timestamp(Microsecond, Some("UTC"))'
@@ -64,6 +64,12 @@ def wall_of(instant: exp.Expression, zone: str | None = None) -> exp.Expression:
         return call("arrow_cast", instant, string(NTZ))
     local = call("to_local_time", call("arrow_cast", instant, string(zoned(zone))))
     return call("arrow_cast", local, string(NTZ))
+
+
+def as_wall(value: exp.Expression) -> exp.Expression:
+    """A value whose date and time parts are asked for, as a wall clock: an instant (LTZ/TZ) in
+    the session's time zone, a string read as TIMESTAMP_NTZ, anything else as it is."""
+    return wall_of(value) if kind_of(value) == "timestamptz" else as_temporal(value)
 
 
 def in_session_zone(instant: exp.Expression) -> exp.Expression:
