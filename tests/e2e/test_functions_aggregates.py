@@ -150,3 +150,14 @@ def test_avg_and_median_of_numbers_are_numbers(cur: Any) -> None:
     cur.execute("SELECT AVG(x.i) OVER (ORDER BY x.n) FROM averaged x JOIN averaged y ON x.i = y.i ORDER BY 1")
     expected = ["1.000000", "1.666667", "1.666667", "1.800000", "1.800000"]  # peers share a frame
     assert [r[0] for r in cur.fetchall()] == [Decimal(v) for v in expected]
+
+
+def test_percentile_disc_takes_the_first_value_reaching_the_share(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/percentile_disc
+    cur.execute(
+        "SELECT g, PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY x), "
+        "PERCENTILE_DISC(0.25) WITHIN GROUP (ORDER BY x DESC), PERCENTILE_DISC(0) WITHIN GROUP (ORDER BY x) "
+        "FROM VALUES ('a', 1), ('a', 2), ('a', 3), ('a', 4), ('a', NULL), ('b', NULL) AS t(g, x) "
+        "GROUP BY g ORDER BY g"
+    )
+    assert cur.fetchall() == [("a", 2, 4, 1), ("b", None, None, None)]

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from embucket_py.errors import Unsupported
 from embucket_py.sql.transforms.functions.numeric import number_scale, quotient_scale
 from embucket_py.sql.transforms.functions.temporal import (
     add,
     call,
     cast,
     div,
+    int64,
     is_text,
     mul,
     number,
+    paren,
     rewrite_all,
+    string,
     sub,
 )
 
@@ -200,9 +204,26 @@ def _window(node: exp.Window) -> exp.Expression:
     return node
 
 
+def _percentile_disc(node: exp.WithinGroup) -> exp.Expression:
+    """PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x): the first value, in that order, whose
+    cumulative share of the non-NULL values reaches p (DataFusion has no such aggregate).
+    https://docs.snowflake.com/en/sql-reference/functions/percentile_disc"""
+    order = node.expression.expressions[0]
+    value = order.this
+    present = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
+    values = exp.Filter(this=call("array_agg", value.copy()), expression=present)
+    ordered = call("array_sort", values, string("DESC" if order.args.get("desc") else "ASC"))
+    rank = call("ceil", exp.Mul(this=paren(node.this.this), expression=exp.Count(this=value.copy())))
+    return call("array_element", ordered, int64(call("greatest", rank, number(1))))
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Window):
         return _window(node)
+    if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileDisc):
+        if isinstance(node.parent, exp.Window):
+            raise Unsupported("PERCENTILE_DISC as a window function")
+        return _percentile_disc(node)
     if isinstance(node, exp.AnyValue):
         return call("first_value", node.this)
     if isinstance(node, exp.ApproxQuantile):
