@@ -199,6 +199,10 @@ def date_add(part: str, amount: exp.Expression, value: exp.Expression) -> exp.Ex
         return _time_add(value, amount, part)
     if part in SUB_DAY:
         base = value if kind in ("timestamp", "timestamptz") else cast(value, "TIMESTAMP")
+    elif kind == "timestamptz":
+        # Days, months and years move the session zone's wall clock (a day across a DST change
+        # is 23 or 25 hours), as Arrow adds them to a zoned timestamp.
+        return call("arrow_cast", add(in_session_zone(value), interval(amount, part)), string(_UTC))
     else:
         base = as_temporal(value)
     return add(base, interval(amount, part))

@@ -146,6 +146,9 @@ def kind_of(node: exp.Expression) -> str | None:
         return None
     if isinstance(node, exp.Literal):
         return "string" if node.is_string else "number"
+    if isinstance(node, exp.Add | exp.Sub) and isinstance(node.expression, exp.Interval):
+        moved = kind_of(node.this)  # a timestamp moved by an interval (DATEADD's rewrite) keeps its kind
+        return moved if moved in ("timestamp", "timestamptz") else None
     if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Neg):
         parts = [node.this] if isinstance(node, exp.Neg) else [node.this, node.expression]
         return "number" if all(kind_of(p) == "number" for p in parts) else None
