@@ -134,14 +134,14 @@ def _week_part(part: str, value: exp.Expression) -> exp.Expression | None:
 
 
 def date_part(part: str, value: exp.Expression) -> exp.Expression:
+    if part in _EPOCH_UNITS:  # an instant's epoch counts from 1970-01-01 UTC, whatever the zone
+        return _epoch(as_temporal(value), _EPOCH_UNITS[part])
     value = as_wall(value)
     by_week = _week_part(part, value)
     if by_week is not None:
         return by_week
     if part in _DF_PART:
         return int64(call("date_part", string(_DF_PART[part]), value))
-    if part in _EPOCH_UNITS:
-        return _epoch(value, _EPOCH_UNITS[part])
     if part in ("millisecond", "microsecond", "nanosecond"):
         # DataFusion counts the seconds too; Snowflake gives only the fraction.
         scale = {"millisecond": 1000, "microsecond": 1_000_000, "nanosecond": 1_000_000_000}[part]
@@ -222,7 +222,12 @@ def _trunc(part: str, value: exp.Expression) -> exp.Expression:
 
 
 def date_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expression:
-    """Snowflake counts the `part` boundaries crossed between the two values."""
+    """Snowflake counts the `part` boundaries crossed between the two values (with an instant on
+    either side, the other side's wall clock is read in the session's zone)."""
+    if "timestamptz" in (kind_of(start), kind_of(end)):
+        start, end = (
+            x if kind_of(x) == "timestamptz" else to_timestamp(x, tz=True, safe=False) for x in (start, end)
+        )
     start, end = as_temporal(start), as_temporal(end)
     if part in ("year", "quarter", "month"):
 
