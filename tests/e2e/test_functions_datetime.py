@@ -146,7 +146,9 @@ def test_timestamp_ltz_parts_and_comparisons_follow_the_session_time_zone(cur: A
     cur.execute("SELECT DATEADD(day, -1, ltz)::VARCHAR, DATEADD(hour, -24, ltz)::VARCHAR FROM lt")
     assert cur.fetchone() == ("2024-03-09 20:30:00.000 -0800", "2024-03-09 19:30:00.000 -0800")
     # An epoch is the instant's; a difference with a wall clock reads it in the session's zone.
-    cur.execute("SELECT DATE_PART(epoch_second, ltz), DATEDIFF(hour, ltz, ntz), DATEDIFF(day, ntz, ltz) FROM lt")
+    cur.execute(
+        "SELECT DATE_PART(epoch_second, ltz), DATEDIFF(hour, ltz, ntz), DATEDIFF(day, ntz, ltz) FROM lt"
+    )
     assert cur.fetchone() == (1710127800, 0, 0)
 
 
