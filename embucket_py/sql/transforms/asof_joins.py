@@ -51,11 +51,8 @@ def _alias(table: exp.Expression) -> str:
 
 
 def _is_right(node: exp.Expression, right: str) -> bool:
-    columns = (
-        [node, *node.find_all(exp.Column)]
-        if isinstance(node, exp.Column)
-        else list(node.find_all(exp.Column))
-    )
+    """Whether every column of `node` is the right side's (find_all includes `node` itself)."""
+    columns = list(node.find_all(exp.Column))
     return bool(columns) and all(c.table and normalize(c.args["table"]) == right for c in columns)
 
 
