@@ -41,12 +41,13 @@ def asof_joins(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _alias(table: exp.Expression) -> str:
+def _alias(table: exp.Expression) -> exp.Identifier:
+    """The name the query reads the right side's columns by: its alias, or the table's name."""
     alias = table.args.get("alias")
-    if isinstance(alias, exp.TableAlias) and alias.this is not None:
-        return normalize(alias.this)
-    if isinstance(table, exp.Table):
-        return normalize(table.this)
+    if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
+        return alias.this
+    if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
+        return table.this
     raise Unsupported("ASOF JOIN of a right side without a name")
 
 
@@ -58,7 +59,8 @@ def _is_right(node: exp.Expression, right: str) -> bool:
 
 def _rewrite(select: exp.Select, join: exp.Join) -> None:
     right_table = join.this
-    right = _alias(right_table)
+    name = _alias(right_table)
+    right = normalize(name)
     match = join.args.get("match_condition")
     if type(match) not in _EDGES:
         raise Unsupported("ASOF JOIN needs MATCH_CONDITION with one of >=, >, <=, <")
@@ -84,15 +86,14 @@ def _rewrite(select: exp.Select, join: exp.Join) -> None:
     inner = exp.select(exp.Star(), exp.alias_(edge, exp.to_identifier(EDGE, quoted=True))).from_(
         right_table.copy()
     )
-    join.set("this", exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(right))))
-    bound = exp.column(EDGE, table=right, quoted=True)
+    join.set("this", exp.Subquery(this=inner, alias=exp.TableAlias(this=name.copy())))
+    bound = exp.column(EDGE, table=name.copy(), quoted=True)
     before_edge = exp.or_(
         exp.Is(this=bound, expression=exp.Null()), beyond(this=left_value.copy(), expression=bound.copy())
     )
     condition = exp.and_(
         compare(this=left_value.copy(), expression=right_value.copy()), exp.paren(before_edge)
     )
-    on = join.args.get("on")
     join.set("on", exp.and_(on, condition) if on is not None else condition)
     join.set("method", None)
     join.set("match_condition", None)
