@@ -122,9 +122,17 @@ def substitute(tree: exp.Expression, binds: list[Bind]) -> exp.Expression:
 
 
 def named_identifiers(tree: exp.Expression) -> exp.Expression:
-    """`IDENTIFIER(?)` with its name bound (write_pandas does this) is that name, parsed."""
+    """`IDENTIFIER(?)` with its name bound (write_pandas does this), or `IDENTIFIER('name')`, is
+    that name, parsed: a table in FROM, a column anywhere else."""
 
     def replace(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.DynamicIdentifier) and not isinstance(node.parent, exp.Table):
+            value = node.this
+            if isinstance(value, exp.Literal) and value.is_string:
+                column = exp.to_column(value.name, dialect="snowflake")
+                for part in column.walk():  # positions in the name's own text, not the statement's
+                    part.meta.clear()
+                return column
         if isinstance(node, exp.Table) and isinstance(node.this, exp.DynamicIdentifier):
             value = node.this.this
             if isinstance(value, exp.Literal) and value.is_string:

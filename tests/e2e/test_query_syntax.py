@@ -275,6 +275,12 @@ def test_identifier_with_a_literal_name_reads_the_table(sales: Any, database: st
         "GROUP BY 1 ORDER BY 1"
     )
     assert sales.fetchall() == [("Q1", 200), ("Q2", 55)]
+    # A column named by IDENTIFIER is that column (and is named after it).
+    sales.execute(
+        "SELECT IDENTIFIER('empid'), IDENTIFIER('sales.amount') + 1 FROM sales WHERE IDENTIFIER('empid') = 2"
+    )
+    assert [d.name for d in sales.description] == ["EMPID", "IDENTIFIER('SALES.AMOUNT') + 1"]
+    assert sales.fetchall() == [(2, 71)]
 
 
 def test_keywords_and_operators_open_the_column_name(sales: Any) -> None:
