@@ -101,3 +101,12 @@ def test_text_operands_of_arithmetic_are_read_as_numbers(cur: Any) -> None:
         cur.execute("SELECT id + s FROM txt")
     assert (info.value.errno, info.value.sqlstate) == (100038, "22018")
     assert "Numeric value 'a' is not recognized" in info.value.msg
+
+
+def test_trunc_of_a_number_stays_an_exact_number(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/trunc: toward zero, NUMBER in, NUMBER out.
+    cur.execute("CREATE TABLE tr (a NUMBER(10, 3), i INT)")
+    cur.execute("INSERT INTO tr VALUES (-1.567, 1567)")
+    cur.execute("SELECT TRUNC(a, 2), TRUNC(a), TRUNC(i, -2), TRUNCATE(a, 5) FROM tr")
+    assert cur.fetchone() == (Decimal("-1.56"), -1, 1500, Decimal("-1.567"))
+    assert [d.type_code for d in cur.description] == [0, 0, 0, 0]  # FIXED

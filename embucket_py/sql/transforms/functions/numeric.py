@@ -141,6 +141,21 @@ def _round(node: exp.Round) -> exp.Expression:
     return call("round", value, places)
 
 
+def _trunc(node: exp.Trunc) -> exp.Expression:
+    """TRUNC of a NUMBER to `places` digits stays an exact NUMBER (DataFusion's trunc gives a
+    DOUBLE): the remainder modulo 10^-places taken off, toward zero, as Snowflake truncates."""
+    places = node.args.get("decimals") or number(0)
+    scale = number_scale(node.this)
+    if scale is None or not places.is_int:
+        return node
+    digits = int(places.to_py())
+    if digits >= scale:
+        return node.this
+    step = cast(exp.Literal.number(format(Decimal(1).scaleb(-digits), "f")), f"NUMBER(38, {max(digits, 0)})")
+    remainder = exp.Mod(this=paren(node.this.copy()), expression=step)
+    return cast(exp.Sub(this=paren(node.this), expression=paren(remainder)), f"NUMBER(38, {max(digits, 0)})")
+
+
 def _floor_ceil(node: exp.Expression, name: str) -> exp.Expression:
     places = node.args.get("decimals")
     if places is None:
@@ -235,6 +250,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             return _div0(node, null_too=True)
     if isinstance(node, exp.Round):
         return _round(node)
+    if isinstance(node, exp.Trunc):
+        return _trunc(node)
     if isinstance(node, exp.Floor):
         return _floor_ceil(node, "floor")
     if isinstance(node, exp.Ceil):
