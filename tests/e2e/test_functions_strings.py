@@ -166,3 +166,10 @@ def test_lpad_and_rpad_of_binary_count_bytes(cur: Any) -> None:
         "FROM padding_example ORDER BY b"
     )
     assert cur.fetchall() == [(b"        Hi", b"Hi$$$$$$$$"), (b"Twelve Dol", b"Twelve Dol")]
+
+
+def test_left_and_right_of_a_negative_length_are_empty(cur: Any) -> None:
+    cur.execute(
+        "SELECT LEFT('hello', -1), RIGHT('hello', -1), LEFT('hello', 2), RIGHT('hello', 2), LEFT('x', NULL)"
+    )
+    assert cur.fetchone() == ("", "", "he", "lo", None)

@@ -195,6 +195,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return node.this
     if isinstance(node, exp.Substring):
         return _substring(node)
+    if isinstance(node, exp.Left | exp.Right):
+        # A negative length gives '' in Snowflake; DataFusion's drops that many from the other end.
+        negative = exp.LT(this=node.expression.copy(), expression=exp.Literal.number(0))
+        length = exp.Case(ifs=[exp.If(this=negative, true=exp.Literal.number(0))], default=node.expression)
+        return call("left" if isinstance(node, exp.Left) else "right", node.this, length)
     if isinstance(node, exp.Pad) and is_binary(node.this):
         return _binary_pad(node)
     if isinstance(node, exp.SplitPart):
