@@ -173,3 +173,10 @@ def test_left_and_right_of_a_negative_length_are_empty(cur: Any) -> None:
         "SELECT LEFT('hello', -1), RIGHT('hello', -1), LEFT('hello', 2), RIGHT('hello', 2), LEFT('x', NULL)"
     )
     assert cur.fetchone() == ("", "", "he", "lo", None)
+
+
+def test_replace_of_an_empty_string_changes_nothing_and_octet_length_counts_bytes(cur: Any) -> None:
+    cur.execute(
+        "SELECT REPLACE('abc', '', 'x'), REPLACE('abc', 'b'), OCTET_LENGTH('héllo'), OCTET_LENGTH(X'ABCD')"
+    )
+    assert cur.fetchone() == ("abc", "ac", 6, 2)

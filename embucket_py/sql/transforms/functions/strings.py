@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.transforms.functions.column_kinds import is_binary
+from embucket_py.sql.transforms.functions.temporal import intdiv
 
 
 def call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -195,6 +196,23 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return node.this
     if isinstance(node, exp.Substring):
         return _substring(node)
+    if isinstance(node, exp.Replace) and not isinstance(node.expression, exp.Literal):
+        # An empty search string replaces nothing (DataFusion inserts the replacement everywhere).
+        empty = exp.EQ(this=node.expression.copy(), expression=exp.Literal.string(""))
+        replaced = call(
+            "replace",
+            node.this.copy(),
+            node.expression,
+            node.args.get("replacement") or exp.Literal.string(""),
+        )
+        return exp.Case(ifs=[exp.If(this=empty, true=node.this)], default=replaced)
+    if isinstance(node, exp.Replace) and node.expression.name == "":
+        return node.this
+    if isinstance(node, exp.ByteLength):  # OCTET_LENGTH; DataFusion's takes text only
+        if is_binary(node.this):
+            hex_digits = call("character_length", call("encode", node.this, exp.Literal.string("hex")))
+            return intdiv(hex_digits, exp.Literal.number(2))
+        return call("octet_length", node.this)
     if isinstance(node, exp.Left | exp.Right):
         # A negative length gives '' in Snowflake; DataFusion's drops that many from the other end.
         negative = exp.LT(this=node.expression.copy(), expression=exp.Literal.number(0))
