@@ -110,3 +110,9 @@ def test_trunc_of_a_number_stays_an_exact_number(cur: Any) -> None:
     cur.execute("SELECT TRUNC(a, 2), TRUNC(a), TRUNC(i, -2), TRUNCATE(a, 5) FROM tr")
     assert cur.fetchone() == (Decimal("-1.56"), -1, 1500, Decimal("-1.567"))
     assert [d.type_code for d in cur.description] == [0, 0, 0, 0]  # FIXED
+
+
+def test_power_is_a_float(cur: Any) -> None:
+    cur.execute("SELECT POWER(2.5, 2), POW(2, 10), SQUARE(1.5)")
+    assert cur.fetchone() == (6.25, 1024.0, 2.25)
+    assert [d.type_code for d in cur.description] == [1, 1, 1]  # FLOAT

@@ -252,6 +252,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _round(node)
     if isinstance(node, exp.Trunc):
         return _trunc(node)
+    if isinstance(node, exp.Pow):
+        # A FLOAT, as on Snowflake: DataFusion's power of a decimal keeps the base's scale (6.2).
+        return call("power", cast(node.this, "DOUBLE"), cast(node.expression, "DOUBLE"))
     if isinstance(node, exp.Floor):
         return _floor_ceil(node, "floor")
     if isinstance(node, exp.Ceil):
