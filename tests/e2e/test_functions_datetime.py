@@ -163,3 +163,16 @@ def test_current_date_and_time_are_the_session_zones(cur: Any) -> None:
     cur.execute("SELECT HOUR(CURRENT_TIMESTAMP()) = HOUR(CURRENT_TIME()), CURRENT_TIMESTAMP()::VARCHAR")
     same_hour, text = cur.fetchone()
     assert same_hour and text.endswith(" +1400")
+
+
+def test_current_timestamp_stored_in_ntz_and_date_columns_is_the_session_wall_clock(cur: Any) -> None:
+    cur.execute("ALTER SESSION SET TIMEZONE = 'Pacific/Kiritimati'")  # UTC+14
+    cur.execute(
+        "CREATE TABLE stamps (n TIMESTAMP_NTZ, d DATE, dn TIMESTAMP_NTZ DEFAULT CURRENT_TIMESTAMP(), k INT)"
+    )
+    cur.execute("INSERT INTO stamps (n, d, k) SELECT CURRENT_TIMESTAMP(), CURRENT_TIMESTAMP(), 1")
+    cur.execute(
+        "SELECT ABS(DATEDIFF(second, n, DATEADD(hour, 14, SYSDATE()))) < 60, "
+        "ABS(DATEDIFF(second, dn, DATEADD(hour, 14, SYSDATE()))) < 60, d = CURRENT_DATE() FROM stamps"
+    )
+    assert cur.fetchone() == (True, True, True)

@@ -336,6 +336,16 @@ def _literal_kind(node: exp.Literal) -> str:
     return f"FIXED(38,{len(text.split('.')[1]) if '.' in text else 0})"
 
 
+# The kinds a query's cast gives its column (a wall clock or an instant decides how it converts).
+_TEMPORAL_CASTS = {
+    exp.DType.DATE: "DATE",
+    exp.DType.TIMESTAMP: "TIMESTAMP_NTZ",
+    exp.DType.TIMESTAMPNTZ: "TIMESTAMP_NTZ",
+    exp.DType.TIMESTAMPLTZ: "TIMESTAMP_LTZ",
+    exp.DType.TIMESTAMPTZ: "TIMESTAMP_TZ",
+}
+
+
 def _kind_of_value(node: exp.Expression, ctx: SqlContext, depth: int) -> str | None:
     while isinstance(node, exp.Paren):
         node = node.this
@@ -345,6 +355,14 @@ def _kind_of_value(node: exp.Expression, ctx: SqlContext, depth: int) -> str | N
         return _literal_kind(node)
     if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES):
         return "TEXT"
+    if isinstance(node, exp.CurrentTimestamp) and not node.args.get("sysdate"):
+        return "TIMESTAMP_LTZ"
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "ARROW_CAST" and len(node.expressions) == 2:
+        target = node.expressions[1].name  # as the date/time rewrites type their results
+        if target.startswith("Timestamp"):
+            return "TIMESTAMP_NTZ" if "None" in target else "TIMESTAMP_LTZ"
+    if isinstance(node, exp.Cast):
+        return _TEMPORAL_CASTS.get(node.to.this)
     if not isinstance(node, exp.Column) and is_binary(node):
         return "BINARY"
     return None
