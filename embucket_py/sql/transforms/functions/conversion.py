@@ -60,6 +60,8 @@ def to_timestamp(value: exp.Expression, tz: bool, safe: bool) -> exp.Expression:
         to = exp.DataType.build("TIMESTAMP_LTZ" if tz else "TIMESTAMP_NTZ", dialect="snowflake")
         return (exp.TryCast if safe else exp.Cast)(this=value, to=to)
     kind = kind_of(value) or _column_kind(value)
+    if kind == "timestamptz" and not tz:
+        return wall_of(value)  # an instant's wall clock in the session's zone
     if kind == "timestamptz" or (kind == "timestamp" and not tz):
         return _target(value, tz)
     if kind == "timestamp":
