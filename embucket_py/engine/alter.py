@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import threading
 
-import sqlglot
-from sqlglot import exp
-
 from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
 from embucket_py.engine import changes
@@ -59,16 +56,9 @@ def _fill_defaults(
     that does not convert to the column's type), the columns go again: the table is as it was."""
     if not added:
         return
-    target = exp.to_table(str(ref), dialect="snowflake")
-    assignments = [
-        exp.EQ(
-            this=exp.column(exp.to_identifier(c.name, quoted=True)),
-            expression=sqlglot.parse_one(c.default, read="snowflake"),
-        )
-        for c in added
-    ]
     try:
-        changes.run_change(tables, exp.Update(this=target, expressions=assignments), ctx, cancel)
+        fill = a.default_fill(str(ref), {c.name: c.default for c in added if c.default is not None})
+        changes.run_change(tables, fill, ctx, cancel)
     except BaseException:
         tables.evolve(ref, SchemaChange(drop=[c.name for c in added]))
         raise

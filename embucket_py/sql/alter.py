@@ -13,6 +13,7 @@ from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ColumnDef, column_def
 from embucket_py.sql.dialect import snowflake_type
+from embucket_py.sql.dml import default_value
 from embucket_py.sql.names import normalize, qualify, table_parts
 from embucket_py.types import SfType
 
@@ -165,3 +166,13 @@ def comment_as_alter(tree: exp.Expression) -> exp.Expression:
         comment = exp.Properties(expressions=[exp.SchemaCommentProperty(this=text)])
         action = exp.AlterSet(expressions=[comment])
     return exp.Alter(this=table, kind="TABLE", exists=bool(tree.args.get("exists")), actions=[action])
+
+
+def default_fill(table: str, defaults: dict[str, str]) -> exp.Update:
+    """UPDATE <table> SET "<column>" = <its DEFAULT>, ...: rows that exist when columns with a
+    DEFAULT are added take it, as on Snowflake (`table` as Snowflake spells it)."""
+    assignments = [
+        exp.EQ(this=exp.column(exp.to_identifier(name, quoted=True)), expression=default_value(text))
+        for name, text in defaults.items()
+    ]
+    return exp.Update(this=exp.to_table(table, dialect="snowflake"), expressions=assignments)
