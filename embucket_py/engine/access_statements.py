@@ -24,7 +24,6 @@ from embucket_py.catalog.grants import stage as grants_stage
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import access, warehouses
-from embucket_py.engine.metadata import like_matches
 from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.errors import AccessDenied, AuthError, SqlCompilationError, object_not_found
@@ -32,6 +31,7 @@ from embucket_py.sessions import keypair
 from embucket_py.sessions.session import Session
 from embucket_py.sql import access as stmt
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import like_matches
 from embucket_py.types import SfType
 
 ROLES_COLUMNS = [

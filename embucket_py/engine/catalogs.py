@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from embucket_py import naming
 from embucket_py.catalog import external, storage, volumes
 from embucket_py.catalog.metastore import Metastore
-from embucket_py.engine.metadata import like_matches
 from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, already_exists, object_not_found
@@ -29,6 +28,7 @@ from embucket_py.sql.catalogs import (
     DropObject,
     ShowObjects,
 )
+from embucket_py.sql.names import like_matches
 
 SHOW_VOLUMES: Columns = [("name", TEXT), ("allow_writes", TEXT), ("comment", TEXT)]
 SHOW_INTEGRATIONS: Columns = [

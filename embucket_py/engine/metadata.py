@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -59,28 +58,12 @@ from embucket_py.layout.clustering import clustering_key
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.metadata import DescribeDef, ShowDef, select_all
+from embucket_py.sql.names import like_matches
 from embucket_py.types import MAX_VARCHAR, from_arrow_field
 
 log = logging.getLogger(__name__)
 
 # --- filters -------------------------------------------------------------------------------------
-
-
-def like_matches(pattern: str, name: str) -> bool:
-    """SHOW ... LIKE: case-insensitive, with `%` and `_` wildcards and `\\` escapes.
-    https://docs.snowflake.com/en/sql-reference/sql/show-tables#parameters"""
-    regex = []
-    chars = iter(pattern)
-    for ch in chars:
-        if ch == "\\":
-            regex.append(re.escape(next(chars, "\\")))
-        elif ch == "%":
-            regex.append(".*")
-        elif ch == "_":
-            regex.append(".")
-        else:
-            regex.append(re.escape(ch))
-    return re.fullmatch("".join(regex), name, re.IGNORECASE | re.DOTALL) is not None
 
 
 def _filtered(rows: list[dict[str, Any]], d: ShowDef, key: str = "name") -> list[dict[str, Any]]:

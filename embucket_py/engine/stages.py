@@ -19,13 +19,12 @@ from embucket_py.catalog import grants
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine import access, transactions
-from embucket_py.engine.metadata import like_matches
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, Unsupported, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import stages as sql
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import normalize
+from embucket_py.sql.names import like_matches, normalize
 from embucket_py.sql.stages import StageLocation
 from embucket_py.stages.fileio import StagedFile, StageStore, cached_md5, internal_root
 from embucket_py.stages.formats import FileFormat, file_format, show_options

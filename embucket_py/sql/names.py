@@ -5,6 +5,7 @@ https://docs.snowflake.com/en/sql-reference/identifiers-syntax
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 from sqlglot import exp
@@ -221,6 +222,8 @@ def projection_name(node: exp.Expression, source: SourceText | None) -> str | No
         return normalize(node.args["alias"])
     if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
         return None
+    if isinstance(node, exp.Column) and isinstance(node.this, exp.Parameter):
+        return node.this.sql(dialect="snowflake")  # `t.$1` is named `$1`
     if isinstance(node, exp.Column) and "start" not in node.meta:
         return normalize(node.this)
     # (A column with a position of its own stands for other text: `$1` read from a stage.)
@@ -228,3 +231,20 @@ def projection_name(node: exp.Expression, source: SourceText | None) -> str | No
     if text is None:
         text = node.sql(dialect="snowflake")
     return upper_outside_quotes(" ".join(text.split()))
+
+
+def like_matches(pattern: str, name: str) -> bool:
+    """SHOW ... LIKE and `* ILIKE`: case-insensitive, with `%` and `_` wildcards and `\\` escapes.
+    https://docs.snowflake.com/en/sql-reference/sql/show-tables#parameters"""
+    regex = []
+    chars = iter(pattern)
+    for ch in chars:
+        if ch == "\\":
+            regex.append(re.escape(next(chars, "\\")))
+        elif ch == "%":
+            regex.append(".*")
+        elif ch == "_":
+            regex.append(".")
+        else:
+            regex.append(re.escape(ch))
+    return re.fullmatch("".join(regex), name, re.IGNORECASE | re.DOTALL) is not None

@@ -23,11 +23,13 @@ from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_aliases
 from embucket_py.sql.transforms.pivot import pivot
+from embucket_py.sql.transforms.positional_columns import positional_columns
 from embucket_py.sql.transforms.projections import projections
 from embucket_py.sql.transforms.qualify import qualify_has_windows
 from embucket_py.sql.transforms.recursive_ctes import recursive_ctes
 from embucket_py.sql.transforms.sampling import sampling
 from embucket_py.sql.transforms.shared_ctes import shared_ctes
+from embucket_py.sql.transforms.star_columns import star_columns
 from embucket_py.sql.transforms.star_objects import star_objects
 from embucket_py.sql.transforms.subquery_predicates import subquery_predicates
 from embucket_py.sql.transforms.tables import TableUse, table_references
@@ -73,6 +75,7 @@ def _translate(
     tree = qualify_has_windows(dual(fetch(asof_joins(tree))))
     # PIVOT/UNPIVOT first: they decide the columns later steps see.
     tree = pivot(tree, ctx, columns)
+    tree = star_columns(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.
     tree = lateral_aliases(tree, source, ctx, columns)
     tree = recursive_ctes(tree)
@@ -82,6 +85,7 @@ def _translate(
     tree = connect_by(tree)
     tree = star_objects(tree, ctx, columns)
     tree = using_joins(tree, ctx, columns)
+    tree = positional_columns(tree, ctx, columns)
     tree = variables(tree, ctx.variables)
     tree = context_functions(tree, ctx.values)
     tree = current_time(tree)

@@ -112,6 +112,42 @@ def test_trunc_of_a_number_stays_an_exact_number(cur: Any) -> None:
     assert [d.type_code for d in cur.description] == [0, 0, 0, 0]  # FIXED
 
 
+def test_floor_ceil_sign_of_numbers_are_exact_numbers(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/ceil: a NUMBER gives a NUMBER whose
+    scale is the digits asked for (0 when none or negative); a FLOAT gives a FLOAT."""
+    cur.execute("CREATE TABLE fc (a NUMBER(10, 3), i INT, f FLOAT)")
+    cur.execute("INSERT INTO fc VALUES (-1.567, 1567, -1.5), (2.001, -1567, 2.5)")
+    cur.execute(
+        "SELECT CEIL(a), FLOOR(a), CEIL(a, 1), FLOOR(a, 2), CEIL(i, -2), FLOOR(i, -2), CEIL(i), "
+        "SIGN(a), FLOOR(f) FROM fc ORDER BY a"
+    )
+    assert cur.fetchall() == [
+        (-1, -2, Decimal("-1.5"), Decimal("-1.57"), 1600, 1500, 1567, -1, -2.0),
+        (3, 2, Decimal("2.1"), Decimal("2.00"), -1500, -1600, -1567, 1, 2.0),
+    ]
+    assert [(d.type_code, d.scale) for d in cur.description] == [
+        (0, 0),
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 0),
+        (0, 0),
+        (0, 0),
+        (0, 0),
+        (1, None),
+    ]
+
+
+def test_mode_keeps_its_arguments_type(cur: Any) -> None:
+    cur.execute("CREATE TABLE md (a NUMBER(10, 2), i INT)")
+    cur.execute("INSERT INTO md VALUES (1.25, 9007199254740993), (1.25, 9007199254740993), (2, 1)")
+    assert cur.execute("SELECT MODE(a), MODE(i) FROM md").fetchone() == (
+        Decimal("1.25"),
+        9007199254740993,  # past 2^53: a FLOAT would lose the last digit
+    )
+    assert [(d.type_code, d.scale) for d in cur.description] == [(0, 2), (0, 0)]
+
+
 def test_power_is_a_float(cur: Any) -> None:
     cur.execute("SELECT POWER(2.5, 2), POW(2, 10), SQUARE(1.5)")
     assert cur.fetchone() == (6.25, 1024.0, 2.25)

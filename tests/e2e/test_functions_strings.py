@@ -180,3 +180,19 @@ def test_replace_of_an_empty_string_changes_nothing_and_octet_length_counts_byte
         "SELECT REPLACE('abc', '', 'x'), REPLACE('abc', 'b'), OCTET_LENGTH('héllo'), OCTET_LENGTH(X'ABCD')"
     )
     assert cur.fetchone() == ("abc", "ac", 6, 2)
+
+
+def test_collate_in_comparisons_and_order_by(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/collation: 'en-ci' compares case-insensitively
+    (was a silent FALSE), 'rtrim' ignores trailing spaces; either side's COLLATE counts."""
+    assert one(cur, "SELECT 'abc' COLLATE 'en-ci' = 'ABC', 'abc' = 'ABC' COLLATE 'en-ci', 'abc' = 'ABC'") == (
+        True,
+        True,
+        False,
+    )
+    assert one(cur, "SELECT COLLATE('abc  ', 'en-ci-rtrim') = 'ABC', 'a ' COLLATE 'rtrim' <> 'a'") == (
+        True,
+        False,
+    )
+    cur.execute("SELECT x FROM VALUES ('b'), ('A'), ('a'), ('B') AS v(x) ORDER BY x COLLATE 'en-ci', x")
+    assert [r[0] for r in cur.fetchall()] == ["A", "a", "B", "b"]

@@ -315,3 +315,35 @@ def test_asof_join_takes_the_latest_quote_at_or_before_each_trade(cur: Any) -> N
         ("A", 1, Decimal("11")),
         ("B", 3, None),
     ]
+
+
+def test_star_ilike_rename_and_replace_over_a_table(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/select#examples"""
+    cur.execute("CREATE TABLE emp (employee_id INT, last_name TEXT, first_name TEXT, dept_id INT)")
+    cur.execute("INSERT INTO emp VALUES (101, 'Montgomery', 'Pat', 1)")
+    cur.execute("SELECT * ILIKE '%id%' FROM emp")
+    assert [d.name for d in cur.description] == ["EMPLOYEE_ID", "DEPT_ID"]
+    assert cur.fetchall() == [(101, 1)]
+    cur.execute("SELECT * RENAME (first_name AS fn, dept_id AS department) FROM emp")
+    assert [d.name for d in cur.description] == ["EMPLOYEE_ID", "LAST_NAME", "FN", "DEPARTMENT"]
+    assert cur.fetchall() == [(101, "Montgomery", "Pat", 1)]
+    cur.execute("SELECT * EXCLUDE first_name REPLACE ('x' AS last_name) RENAME (dept_id AS d) FROM emp")
+    assert [d.name for d in cur.description] == ["EMPLOYEE_ID", "LAST_NAME", "D"]
+    assert cur.fetchall() == [(101, "x", 1)]
+    cur.execute(
+        "SELECT * ILIKE '%name' FROM emp e JOIN (SELECT 1 AS dept_id, 'Sales' AS dept_name) d USING (dept_id)"
+    )
+    assert cur.fetchall() == [("Montgomery", "Pat", "Sales")]
+
+
+def test_positional_column_references(cur: Any) -> None:
+    cur.execute("SELECT $1, $2 FROM VALUES (1, 'a'), (2, 'b') ORDER BY $1 DESC")
+    assert [d.name for d in cur.description] == ["$1", "$2"]
+    assert cur.fetchall() == [(2, "b"), (1, "a")]
+    cur.execute("CREATE TABLE pos (a INT, b TEXT)")
+    cur.execute("INSERT INTO pos VALUES (1, 'x'), (2, 'y')")
+    assert cur.execute("SELECT p.$2 FROM pos p WHERE $1 > 1").fetchall() == [("y",)]
+    assert cur.execute("SELECT SUM($1) FROM pos").fetchone() == (3,)
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("SELECT $3 FROM pos")
+    assert (info.value.errno, info.value.sqlstate) == (904, "42000")

@@ -4,6 +4,7 @@ https://docs.snowflake.com/en/sql-reference/functions-aggregation
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pyarrow as pa
@@ -32,7 +33,11 @@ def test_approx_percentile_interpolates_like_snowflake() -> None:
 
 def test_mode_of_strings_keeps_the_text() -> None:
     validate("SELECT MODE(b) AS m FROM t", 'SELECT sf_mode_text("b") AS "m" FROM "__t0" AS "t"')
-    validate("SELECT MODE(a) AS m FROM t", 'SELECT sf_mode("a") AS "m" FROM "__t0" AS "t"')
+    # An integer column's MODE is exact (int64), a FLOAT's stays a FLOAT.
+    integer = 'SELECT sf_mode_integer(arrow_cast("a", \'Int64\')) AS "m" FROM "__t0" AS "t"'
+    validate("SELECT MODE(a) AS m FROM t", integer)
+    double = 'SELECT sf_mode(CAST("a" AS DOUBLE)) AS "m" FROM "__t0" AS "t"'
+    validate("SELECT MODE(a::FLOAT) AS m FROM t", double)
     (row,) = rows(
         "SELECT MODE(v::VARCHAR) AS m FROM (SELECT * FROM VALUES ('x'), ('y'), ('y'), (NULL) AS v(v))"
     )
@@ -54,12 +59,21 @@ def test_boolxor_agg_over_a_window_puts_the_window_on_each_count() -> None:
 
 
 def test_array_union_and_unique_agg() -> None:
-    # The documented example: [1,1,2] and [1,2,3] -> union [1,1,2,3]; unique [1,2,3].
+    # ARRAY_UNION_AGG's documented example: [1,1,2] and [1,2,3] -> [1,1,2,3]. ARRAY_UNIQUE_AGG
+    # gathers the distinct values of its column: each array is one value.
     (row,) = rows(
-        "WITH u(a) AS (SELECT PARSE_JSON('[1, 1, 2]') UNION ALL SELECT PARSE_JSON('[1, 2, 3]')) "
+        "WITH u(a) AS (SELECT PARSE_JSON('[1, 1, 2]') UNION ALL SELECT PARSE_JSON('[1, 2, 3]') "
+        "UNION ALL SELECT PARSE_JSON('[1, 1, 2]')) "
         "SELECT ARRAY_UNION_AGG(a) AS x, ARRAY_UNIQUE_AGG(a) AS y FROM u"
     )
-    assert row == {"x": "[1,1,2,3]", "y": "[1,2,3]"}
+    assert row == {"x": "[1,1,2,3]", "y": "[[1,1,2],[1,2,3]]"}
+    # Snowpark's example: 5, 2, 1, 2, 1 -> [5, 2, 1] in some order; NULLs left out, none gives [].
+    (row,) = rows(
+        "SELECT ARRAY_UNIQUE_AGG(a) AS y, ARRAY_UNIQUE_AGG(CASE WHEN a > 9 THEN a END) AS z "
+        "FROM VALUES (5), (2), (1), (2), (1), (NULL) AS v(a)"
+    )
+    assert sorted(json.loads(row["y"])) == [1, 2, 5]
+    assert json.loads(row["z"]) == []
 
 
 def test_avg_of_numbers_is_an_exact_number_rounded_at_the_quotient_scale() -> None:

@@ -68,10 +68,16 @@ def test_like_escape_becomes_backslash() -> None:
     )
 
 
-def test_collate_is_dropped() -> None:
+def test_collate_compares_and_orders_as_the_collation_does() -> None:
+    # https://docs.snowflake.com/en/sql-reference/collation: outside comparisons the text is as it
+    # is; a comparison (either side collated) and an ORDER BY key fold case and trim as asked.
     validate(
         "SELECT b COLLATE 'en-ci' AS r FROM t",
         'SELECT "b" AS "r" FROM "__t0" AS "t"',
+    )
+    validate(
+        "SELECT b = 'ABC' COLLATE 'en-ci-rtrim' AS r FROM t ORDER BY b COLLATE 'upper' DESC",
+        'SELECT lower(rtrim("b")) = lower(rtrim(\'ABC\')) AS "r" FROM "__t0" AS "t" ORDER BY upper("b") DESC',
     )
 
 

@@ -8,7 +8,7 @@ from embucket_py.errors import SqlCompilationError, SyntaxError_
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.translate import translate_query
-from tests.sql.helpers import CTX, result_names, run_on_datafusion, squash, validate
+from tests.sql.helpers import CTX, result_names, run_on_datafusion, squash, translate, validate
 
 
 def test_aggregates_with_having_order_and_limit() -> None:
@@ -219,3 +219,26 @@ def test_connect_by_becomes_a_recursive_cte() -> None:
         .replace(" )", ")"),
     )
     assert translation.recursive
+
+
+def test_star_ilike_and_rename_list_the_columns() -> None:
+    # https://docs.snowflake.com/en/sql-reference/sql/select: `* ILIKE` keeps the matching
+    # columns (DataFusion had none of it: every column came back), `* RENAME` renames some.
+    validate(
+        "SELECT * ILIKE '%a%' FROM (SELECT 1 AS a, 2 AS b, 3 AS ba) s",
+        'SELECT "s"."a" AS "a", "s"."ba" AS "ba" FROM (SELECT 1 AS "a", 2 AS "b", 3 AS "ba") AS "s"',
+    )
+    validate(
+        "SELECT s.* RENAME (b AS c) FROM (SELECT 1 AS a, 2 AS b) s",
+        'SELECT "s"."a" AS "a", "s"."b" AS "c" FROM (SELECT 1 AS "a", 2 AS "b") AS "s"',
+    )
+
+
+def test_positional_columns_read_the_from_items_columns() -> None:
+    # `$n` is the n-th column of the FROM items (DataFusion read it as a missing bind value).
+    validate(
+        "SELECT $2, s.$1 FROM (SELECT 1 AS a, 2 AS b) s WHERE $1 = 1",
+        'SELECT "s"."b" AS "$2", "s"."a" AS "$1" FROM (SELECT 1 AS "a", 2 AS "b") AS "s" WHERE "s"."a" = 1',
+    )
+    with pytest.raises(SqlCompilationError, match=r"invalid identifier '\$3'"):
+        translate("SELECT $3 FROM (SELECT 1 AS a, 2 AS b)")

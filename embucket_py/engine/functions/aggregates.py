@@ -63,11 +63,19 @@ class _TextMode(_Mode):
     value_type = pa.string()
 
 
-_STATE = pa.list_(pa.struct([("v", pa.float64()), ("c", pa.int64())]))
-_TEXT_STATE = pa.list_(pa.struct([("v", pa.string()), ("c", pa.int64())]))
+class _IntegerMode(_Mode):
+    """MODE of integers (NUMBER(p, 0)): exact, where a FLOAT loses digits past 2^53."""
+
+    value_type = pa.int64()
+
+
+def _state(value_type: pa.DataType) -> pa.DataType:
+    return pa.list_(pa.struct([("v", value_type), ("c", pa.int64())]))
+
+
 _UDAFS = [
-    udaf(_Mode, [pa.float64()], pa.float64(), [_STATE], "immutable", "sf_mode"),
-    udaf(_TextMode, [pa.string()], pa.string(), [_TEXT_STATE], "immutable", "sf_mode_text"),
+    udaf(mode, [mode.value_type], mode.value_type, [_state(mode.value_type)], "immutable", name)
+    for mode, name in ((_Mode, "sf_mode"), (_TextMode, "sf_mode_text"), (_IntegerMode, "sf_mode_integer"))
 ]
 
 

@@ -56,32 +56,27 @@ def _from_list(lists: pa.Array) -> pa.Array:
     )
 
 
-def _combined(union: bool) -> Callable[[pa.Array], pa.Array]:
-    """ARRAY_UNION_AGG (each element as often as the array holding it most often) and
-    ARRAY_UNIQUE_AGG (each element once) over the aggregated ARRAY texts; SQL NULLs skipped.
+def _array_union(lists: pa.Array) -> pa.Array:
+    """ARRAY_UNION_AGG over the aggregated ARRAY texts: each element as often as the array holding
+    it most often; SQL NULLs skipped.
     https://docs.snowflake.com/en/sql-reference/functions/array_union_agg"""
-
-    def run(lists: pa.Array) -> pa.Array:
-        out: list[Any] = []
-        for items in lists.to_pylist():
-            arrays = [loads(t) for t in items or [] if t is not None]
-            if any(not isinstance(a, list) for a in arrays):
-                raise ValueError("Invalid argument types: expected an ARRAY")
-            counts: Counter[str] = Counter()
-            result: list[Any] = []
-            for a in arrays:
-                here = Counter(equality_text(v) for v in a)
-                for v in a:
-                    key = equality_text(v)
-                    wanted = here[key] if union else 1
-                    if counts[key] < wanted:
-                        counts[key] += 1
-                        result.append(v)
-            # The order is unspecified in Snowflake; sorted, it does not depend on row order.
-            out.append(sorted(result, key=cmp_to_key(_compare)) if arrays else MISSING)
-        return variant_out(out)
-
-    return run
+    out: list[Any] = []
+    for items in lists.to_pylist():
+        arrays = [loads(t) for t in items or [] if t is not None]
+        if any(not isinstance(a, list) for a in arrays):
+            raise ValueError("Invalid argument types: expected an ARRAY")
+        counts: Counter[str] = Counter()
+        result: list[Any] = []
+        for a in arrays:
+            here = Counter(equality_text(v) for v in a)
+            for v in a:
+                key = equality_text(v)
+                if counts[key] < here[key]:
+                    counts[key] += 1
+                    result.append(v)
+        # The order is unspecified in Snowflake; sorted, it does not depend on row order.
+        out.append(sorted(result, key=cmp_to_key(_compare)) if arrays else MISSING)
+    return variant_out(out)
 
 
 def _order_key(value: Any) -> tuple[int, Any]:
@@ -366,8 +361,7 @@ def _generate_range(starts: pa.Array, stops: pa.Array, steps: pa.Array) -> pa.Ar
 UDFS = [
     make_udf("sf_array_construct", _construct, [LIST, BOOL], A),
     make_udf("sf_array_from_list", _from_list, [LIST], A),
-    make_udf("sf_array_union_list", _combined(union=True), [LIST], A),
-    make_udf("sf_array_unique_list", _combined(union=False), [LIST], A),
+    make_udf("sf_array_union_list", _array_union, [LIST], A),
     make_udf("sf_array_sorted_from_list", _sorted_from_list, [LIST, BOOL], A),
     make_udf("sf_array_size", _size, [UTF8], INT),
     make_udf("sf_array_contains", _contains, [UTF8, UTF8], BOOL),

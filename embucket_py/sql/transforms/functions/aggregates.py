@@ -204,6 +204,17 @@ def _window(node: exp.Window) -> exp.Expression:
     return node
 
 
+def _mode(value: exp.Expression) -> exp.Expression:
+    """MODE keeps its argument's type: text, integers exactly, other NUMBERs back at their scale."""
+    if is_text(value):
+        return call("sf_mode_text", value)
+    scale = number_scale(value)
+    if scale == 0:
+        return call("sf_mode_integer", int64(value))
+    mode = call("sf_mode", value)
+    return mode if scale is None else cast(mode, f"NUMBER(38, {scale})")
+
+
 def _percentile_disc(node: exp.WithinGroup) -> exp.Expression:
     """PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x): the first value, in that order, whose
     cumulative share of the non-NULL values reaches p (DataFusion has no such aggregate).
@@ -237,7 +248,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             "median", node.this if scale is None else cast(node.this, f"NUMBER(38, {min(scale + 3, 37)})")
         )
     if isinstance(node, exp.Mode):
-        return call("sf_mode_text" if is_text(node.this) else "sf_mode", node.this)
+        return _mode(node.this)
     if isinstance(node, exp.CountIf):
         return _count_if(node)
     if isinstance(node, exp.BoolxorAgg):

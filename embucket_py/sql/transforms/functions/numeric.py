@@ -141,22 +141,37 @@ def _round(node: exp.Round) -> exp.Expression:
     return call("round", value, places)
 
 
-def _trunc(node: exp.Trunc) -> exp.Expression:
-    """TRUNC of a NUMBER to `places` digits stays an exact NUMBER (DataFusion's trunc gives a
-    DOUBLE): the remainder modulo 10^-places taken off, toward zero, as Snowflake truncates."""
+def _at_places(node: exp.Expression, direction: str) -> exp.Expression | None:
+    """TRUNC/FLOOR/CEIL of a NUMBER to a constant number of digits stays an exact NUMBER of scale
+    max(digits, 0), as on Snowflake (DataFusion gives a DOUBLE, or keeps the input's scale): the
+    remainder modulo 10^-digits (with the dividend's sign) taken off, then one step down for a
+    negative remainder (FLOOR) or up for a positive one (CEIL). None when the input is no NUMBER
+    or the digits are no constant."""
     places = node.args.get("decimals") or number(0)
     scale = number_scale(node.this)
     if scale is None or not places.is_int:
-        return node
+        return None
     digits = int(places.to_py())
     if digits >= scale:
-        return node.this
-    step = cast(exp.Literal.number(format(Decimal(1).scaleb(-digits), "f")), f"NUMBER(38, {max(digits, 0)})")
+        return node.this  # nothing to cut
+    target = f"NUMBER(38, {max(digits, 0)})"
+    step = cast(exp.Literal.number(format(Decimal(1).scaleb(-digits), "f")), target)
     remainder = exp.Mod(this=paren(node.this.copy()), expression=step)
-    return cast(exp.Sub(this=paren(node.this), expression=paren(remainder)), f"NUMBER(38, {max(digits, 0)})")
+    cut: exp.Expression = exp.Sub(this=paren(node.this), expression=paren(remainder))
+    if direction != "trunc":
+        past = exp.LT if direction == "floor" else exp.GT
+        adjust = exp.Case(
+            ifs=[exp.If(this=past(this=remainder.copy(), expression=number(0)), true=step.copy())],
+            default=number(0),
+        )
+        cut = (exp.Sub if direction == "floor" else exp.Add)(this=cut, expression=adjust)
+    return cast(cut, target)
 
 
 def _floor_ceil(node: exp.Expression, name: str) -> exp.Expression:
+    exact = _at_places(node, name)
+    if exact is not None:
+        return exact
     places = node.args.get("decimals")
     if places is None:
         return call(name, node.this)
@@ -251,7 +266,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Round):
         return _round(node)
     if isinstance(node, exp.Trunc):
-        return _trunc(node)
+        exact = _at_places(node, "trunc")
+        return node if exact is None else exact
     if isinstance(node, exp.Pow):
         # A FLOAT, as on Snowflake: DataFusion's power of a decimal keeps the base's scale (6.2).
         return call("power", cast(node.this, "DOUBLE"), cast(node.expression, "DOUBLE"))
@@ -262,7 +278,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Factorial):
         return call("factorial", node.this)
     if isinstance(node, exp.Sign):
-        return call("signum", node.this)
+        # -1, 0 or 1: a NUMBER for a NUMBER (DataFusion's signum gives a DOUBLE), else a FLOAT.
+        scale = number_scale(node.this)  # before the call takes the operand out of the tree
+        signum = call("signum", node.this)
+        return signum if scale is None else cast(signum, "NUMBER(1, 0)")
     if isinstance(node, exp.Cbrt):
         return call("cbrt", cast(node.this, "DOUBLE"))
     if isinstance(node, exp.Log) and node.expression is not None:

@@ -42,7 +42,6 @@ VARIANT_UDFS = frozenset(
         "sf_array_construct",
         "sf_array_from_list",
         "sf_array_union_list",
-        "sf_array_unique_list",
         "sf_array_sorted_from_list",
         "sf_array_cat",
         "sf_arrays_zip",
@@ -291,6 +290,11 @@ def _array_agg(agg: exp.ArrayAgg, order: exp.Order | None, window: exp.Window | 
     return call("sf_array_from_list", native_agg)
 
 
+def _array_unique_agg(node: exp.ArrayUniqueAgg) -> exp.Expression:
+    """Each distinct value of the column once (an ARRAY value is one element), NULLs left out."""
+    return _array_agg(exp.ArrayAgg(this=exp.Distinct(expressions=[node.this])), None, None)
+
+
 def _object_agg(node: exp.ObjectAgg) -> exp.Expression:
     pair = exp.Anonymous(
         this="make_array", expressions=[cast(node.this, "VARCHAR"), variant(node.expression)]
@@ -491,7 +495,7 @@ _BY_CLASS: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]
     exp.CheckJson: _array_fn("sf_check_json", "this"),
     exp.StripNullValue: _array_fn("sf_strip_null_value", "this"),
     exp.ArrayUnionAgg: lambda n: call("sf_array_union_list", exp.ArrayAgg(this=variant(n.this))),
-    exp.ArrayUniqueAgg: lambda n: call("sf_array_unique_list", exp.ArrayAgg(this=variant(n.this))),
+    exp.ArrayUniqueAgg: _array_unique_agg,  # type: ignore[dict-item]
     exp.Cast: _cast,  # type: ignore[dict-item]
     exp.TryCast: _cast,  # type: ignore[dict-item]
     exp.In: _in,  # type: ignore[dict-item]

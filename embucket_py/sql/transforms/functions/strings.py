@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.transforms.functions.column_kinds import is_binary
-from embucket_py.sql.transforms.functions.temporal import intdiv
+from embucket_py.sql.transforms.functions.temporal import intdiv, rewrite_all
 
 
 def call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -185,15 +185,60 @@ def _like(node: exp.Expression, escape: exp.Expression | None = None) -> exp.Exp
     return op(this=node.this, expression=_like_pattern(target, escape))
 
 
+def _collation(node: exp.Expression) -> list[str] | None:
+    """The specifiers of a COLLATE (through brackets), lower case: 'en-ci' -> ['en', 'ci']."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Collate) and isinstance(node.expression, exp.Literal):
+        return node.expression.name.lower().split("-")
+    return None
+
+
+def _collated(node: exp.Expression, specifiers: list[str]) -> exp.Expression:
+    """A text as a collation compares it: case folded for ci/upper/lower, spaces trimmed for
+    trim/ltrim/rtrim. Accent and punctuation rules have no counterpart here and are left out.
+    https://docs.snowflake.com/en/sql-reference/collation#collation-specification"""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    value = node.this if isinstance(node, exp.Collate) else node
+    for spec in specifiers:
+        if spec in ("trim", "ltrim", "rtrim"):
+            value = call(spec, value)
+    if "upper" in specifiers:
+        return exp.Upper(this=value)
+    if "ci" in specifiers or "lower" in specifiers:
+        return exp.Lower(this=value)
+    return value
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _collations(node: exp.Expression) -> exp.Expression:
+    """Comparisons and ORDER BY keys with a COLLATE compare both sides as the collation does;
+    elsewhere a collation changes nothing (top-down: a comparison sees its COLLATE operand)."""
+    if isinstance(node, _COMPARISONS):
+        specifiers = _collation(node.this) or _collation(node.expression)
+        if specifiers is not None:
+            return type(node)(
+                this=_collated(node.this, specifiers), expression=_collated(node.expression, specifiers)
+            )
+    if isinstance(node, exp.Ordered) and (specifiers := _collation(node.this)) is not None:
+        return exp.Ordered(
+            this=_collated(node.this, specifiers),
+            desc=node.args.get("desc"),
+            nulls_first=node.args.get("nulls_first"),
+        )
+    if isinstance(node, exp.Collate):
+        return node.this
+    return node
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like | exp.ILike):
         return _like(node.this, node.expression)
     if isinstance(node, exp.Like | exp.ILike) and not isinstance(node.parent, exp.Escape):
         return _like(node)
-    if isinstance(node, exp.Collate):
-        # Collations (case/accent rules) have no DataFusion counterpart; Snowflake compares
-        # plain text the same way without one, so the spec is accepted and dropped.
-        return node.this
     if isinstance(node, exp.Substring):
         return _substring(node)
     if isinstance(node, exp.Replace) and not isinstance(node.expression, exp.Literal):
@@ -345,4 +390,4 @@ def _initcap(node: exp.Initcap) -> exp.Expression:
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:
-    return bottom_up(tree, _rewrite)
+    return bottom_up(rewrite_all(tree, _collations), _rewrite)

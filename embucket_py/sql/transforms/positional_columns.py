@@ -1,0 +1,61 @@
+"""`$n` -> the n-th column of the query's FROM items (`SELECT $1, $2 FROM VALUES (1, 'a')`).
+
+DataFusion reads `$1` as a bind placeholder ("was not provided a value"). The columns are the
+FROM items' in order (a join's left side first); left alone when they are not known (staged
+files' `$n` are rewritten before this, by the stage reader).
+https://docs.snowflake.com/en/sql-reference/sql/select#parameters
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from embucket_py.errors import InvalidIdentifier
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
+
+
+def _position(node: exp.Expression) -> int | None:
+    if isinstance(node, exp.Parameter) and isinstance(node.this, exp.Literal) and node.this.is_int:
+        return int(node.this.name)
+    return None
+
+
+def _columns(select: exp.Select, table: str, resolver: SourceColumns) -> list[exp.Column] | None:
+    """References to the select's FROM columns in order (of the item named `table` only, if one
+    is); None when some are not known."""
+    from_ = select.args.get("from_") or select.args.get("from")
+    sources = [from_.this] if from_ is not None else []
+    sources += [j.this for j in select.args.get("joins") or []]
+    if table:
+        sources = [s for s in sources if normalize(s.alias_or_name) == normalize(table)]
+    columns = []
+    for source in sources:
+        names, qualifier = resolver.of_source(source), qualifier_of(source)
+        if names is None or (qualifier is None and len(sources) > 1):
+            return None
+        columns += [qualified(n, qualifier) for n in names]
+    return columns or None
+
+
+def positional_columns(
+    tree: exp.Expression, ctx: SqlContext | None = None, lookup: ColumnLookup | None = None
+) -> exp.Expression:
+    """Runs after `projections` (a `$1` item keeps its name `$1`)."""
+    resolver = SourceColumns(ctx, lookup)
+    for parameter in list(tree.find_all(exp.Parameter)):
+        position = _position(parameter)
+        select = parameter.find_ancestor(exp.Select)
+        if position is None or select is None:
+            continue
+        # `t.$1` is a column whose name is the parameter.
+        node = parameter.parent if isinstance(parameter.parent, exp.Column) else parameter
+        table = node.table if isinstance(node, exp.Column) else ""
+        columns = _columns(select, table, resolver)
+        if columns is None:
+            continue
+        if not 1 <= position <= len(columns):
+            raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '${position}'")
+        node.replace(columns[position - 1].copy())
+    return tree
