@@ -141,9 +141,23 @@ class NumberOutOfRange(SnowflakeError):
     sqlstate = "22003"
 
 
+class NumericValueOutOfRange(SnowflakeError):
+    """A value with more integer digits than its NUMBER(p, s) column holds."""
+
+    code = 100039
+    sqlstate = "22003"
+
+
 class NullInNotNullColumn(SnowflakeError):
     code = 100072
     sqlstate = "22000"
+
+
+class StringTooLong(SnowflakeError):
+    """A value longer than its VARCHAR(n) column (Snowflake never truncates it silently)."""
+
+    code = 100074
+    sqlstate = "22001"
 
 
 class DuplicateRowInDml(SnowflakeError):

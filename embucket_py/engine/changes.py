@@ -36,10 +36,11 @@ from embucket_py.catalog.tables import (
     reads_by_field_id,
 )
 from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
+from embucket_py.engine.dml import check_values
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import OK, QueryResult, StatementType, dml_counts, status
-from embucket_py.errors import DuplicateRowInDml, NullInNotNullColumn, SnowflakeError, Unsupported
+from embucket_py.errors import DuplicateRowInDml, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
 from embucket_py.sql.context import SqlContext, is_on
 from embucket_py.sql.dml import default_value, is_default_keyword
@@ -134,7 +135,8 @@ def _attempt(
         # Inserted values may come typed differently (a nanosecond timestamp): the kept rows' schema wins.
         added = added.cast(kept.schema)
     new = pa.concat_tables([kept, added]) if added is not None else kept
-    _check_not_null(columns, new)
+    for column, array in zip(columns, new.columns, strict=True):
+        check_values(column, array)
     tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new, ctx.query_id)
     action = acts.column(sqlc.ACTION)
     count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}
@@ -203,12 +205,6 @@ def _row_values(row: pa.Table) -> str:
     """A target row as Snowflake's error shows it: `[1, "ann", NULL]`."""
     values = [column[0].as_py() for column in row.columns]
     return "[" + ", ".join("NULL" if v is None else json.dumps(v, default=str) for v in values) + "]"
-
-
-def _check_not_null(columns: list[Column], data: pa.Table) -> None:
-    for column, array in zip(columns, data.columns, strict=True):
-        if not column.nullable and array.null_count:
-            raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
 
 
 def _counts(

@@ -9,13 +9,14 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.tables import TableName, Tables, own_name
+from embucket_py.catalog.tables import Column, TableName, Tables, own_name
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts
 from embucket_py.errors import (
     NullInNotNullColumn,
     NumericValueNotRecognized,
     SqlCompilationError,
+    StringTooLong,
 )
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dml import (
@@ -26,7 +27,7 @@ from embucket_py.sql.dml import (
     values_with_defaults,
     with_defaults,
 )
-from embucket_py.types import to_arrow
+from embucket_py.types import MAX_VARCHAR, to_arrow
 
 
 def insert(
@@ -82,8 +83,7 @@ def insert(
                 array = pc.cast(source, target_type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                 raise NumericValueNotRecognized(str(e).split("\n")[0]) from None
-        if not column.nullable and array.null_count and column.name not in identity:
-            raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
+        check_values(column, array, filled_later=column.name in identity)
         arrays.append(array)
     data = pa.table(arrays, names=[naming.stored(c.name) for c in columns])
     count = (
@@ -92,6 +92,19 @@ def insert(
         else tables.append(ref, data, ctx.query_id, identity)
     )
     return dml_counts(StatementType.INSERT, {"number of rows inserted": count})
+
+
+def check_values(column: Column, array: pa.Array | pa.ChunkedArray, filled_later: bool = False) -> None:
+    """The column's rules for values written to it: no NULL in a NOT NULL column (unless the
+    writer fills them, as IDENTITY does), no text longer than its VARCHAR(n)."""
+    if not column.nullable and array.null_count and not filled_later:
+        raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
+    limit = column.type.length if column.type.kind == "TEXT" else None
+    if limit and limit < MAX_VARCHAR and len(array):
+        too_long = pc.greater(pc.utf8_length(array), limit)
+        if pc.any(too_long).as_py():
+            value = pc.filter(array, too_long)[0].as_py()
+            raise StringTooLong(f"String '{value}' is too long and would be truncated")
 
 
 def _check_width(got: int, expected: int) -> None:

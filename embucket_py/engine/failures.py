@@ -27,6 +27,7 @@ _AMBIGUOUS = re.compile(r"Ambiguous reference to unqualified field \"?([^\"\s]+)
 _UNKNOWN_FUNCTION = re.compile(r"Invalid function '([^']+)'")
 # Decimal casts and arithmetic past 38 digits (a cast names the unscaled value: left out).
 _CAST_OVERFLOW = re.compile(r"Cannot cast to Decimal128\((\d+), (\d+)\)\. Overflowing")
+_PRECISION_OVERFLOW = re.compile(r"(-?[\d.]+) is too large to store in a Decimal128 of precision")
 _ARITHMETIC_OVERFLOW = re.compile(r"Overflow happened on: (\S+ \S \S+)")
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 # Arrow's failed text cast (often raised while the optimizer folds a constant, which names only
@@ -89,6 +90,8 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return errors.NumberOutOfRange(
             f"Number out of representable range: type NUMBER({match[1]},{match[2]})"
         )
+    if match := _PRECISION_OVERFLOW.search(text):  # a value past its NUMBER(p, s) column
+        return errors.NumericValueOutOfRange(f"Numeric value '{match[1]}' is out of range")
     if match := _ARITHMETIC_OVERFLOW.search(text):
         return errors.NumberOutOfRange(f"Number out of representable range: value {match[1]}")
     if match := _UNCAST.search(text):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -98,3 +99,32 @@ def test_values_mixing_numbers_and_strings_take_the_number_type(cur: Any) -> Non
     cur.execute("INSERT INTO t (v) VALUES (3), ('04')")
     cur.execute("INSERT INTO t (v) VALUES ('three'), ('four')")
     assert cur.execute("SELECT v FROM t ORDER BY v").fetchall() == [("3",), ("4",), ("four",), ("three",)]
+
+
+@pytest.mark.parametrize(
+    ("sql", "errno", "sqlstate", "message"),
+    [
+        ("INSERT INTO lim VALUES (2, 'abcdef', 1)", 100074, "22001", "String 'abcdef' is too long"),
+        ("INSERT INTO lim SELECT 2, 'a', 1 UNION ALL SELECT 3, 'toolong', 1", 100074, "22001", "'toolong'"),
+        ("UPDATE lim SET name = name || 'x'", 100074, "22001", "String 'abcdex' is too long"),
+        (
+            "MERGE INTO lim USING (SELECT 9 id) s ON lim.id = s.id "
+            "WHEN NOT MATCHED THEN INSERT VALUES (9, 'sixsix', 1)",
+            100074,
+            "22001",
+            "'sixsix'",
+        ),
+        ("INSERT INTO lim VALUES (2, 'ab', 1234)", 100039, "22003", "out of range"),
+    ],
+)
+def test_values_beyond_their_columns_type_are_refused(
+    cur: Any, sql: str, errno: int, sqlstate: str, message: str
+) -> None:
+    """VARCHAR(n) and NUMBER(p, s) bound what a column holds: nothing is truncated or written."""
+    cur.execute("CREATE TABLE lim (id INT, name VARCHAR(5), n NUMBER(3, 1))")
+    cur.execute("INSERT INTO lim VALUES (1, 'abcde', 12.3)")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(sql)
+    assert (err.value.errno, err.value.sqlstate) == (errno, sqlstate)
+    assert message in err.value.msg
+    assert cur.execute("SELECT * FROM lim").fetchall() == [(1, "abcde", Decimal("12.3"))]
