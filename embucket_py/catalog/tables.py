@@ -149,6 +149,8 @@ class SchemaChange:
     rename: list[tuple[str, str]] = field(default_factory=list)
     retype: list[tuple[str, SfType]] = field(default_factory=list)
     column_comments: dict[str, str | None] = field(default_factory=dict)
+    nullable: dict[str, bool] = field(default_factory=dict)  # DROP NOT NULL: True, SET NOT NULL: False
+    drop_defaults: list[str] = field(default_factory=list)
     table_comment: tuple[str | None] | None = None  # (comment,) to set, (None,) to unset
 
 
@@ -328,14 +330,16 @@ class Tables:
         table = self.load(ref)
         declared: dict[str, str] = json.loads(table.properties.get(SFTYPES_PROPERTY, "{}"))
         columns = {c.name: c for c in Tables.columns(table)}
-        for name in [*change.drop, *(old for old, _ in change.rename), *(n for n, _ in change.retype)]:
+        named = [*change.drop, *(old for old, _ in change.rename), *(n for n, _ in change.retype)]
+        for name in [*named, *change.nullable, *change.drop_defaults]:
             if name not in columns:
                 raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{name}'")
         for column in change.add:
             if column.name in columns:
                 raise ObjectAlreadyExists(f"column '{column.name}' already exists")
         with table.transaction() as tx:
-            with tx.update_schema() as update:
+            # A column made required: the caller has checked that no row holds a NULL in it.
+            with tx.update_schema(allow_incompatible_changes=not all(change.nullable.values())) as update:
                 for column in change.add:
                     update.add_column(naming.stored(column.name), to_iceberg(column.type), doc=column.comment)
                 for name in change.drop:
@@ -347,6 +351,8 @@ class Tables:
                         update.update_column(naming.stored(name), field_type=to_iceberg(sf_type))
                 for name, comment in change.column_comments.items():
                     update.update_column(naming.stored(name), doc=comment)
+                for name, nullable in change.nullable.items():
+                    update.update_column(naming.stored(name), required=not nullable)
             schema = tx.table_metadata.schema()
             ids = {f.name: str(f.field_id) for f in schema.fields}
             for column in change.add:
@@ -356,9 +362,11 @@ class Tables:
             declared = {k: v for k, v in declared.items() if k in ids.values()}
             properties = {SFTYPES_PROPERTY: json.dumps(declared)}
             added = {ids[naming.stored(c.name)]: c.default for c in change.add if c.default is not None}
-            if added:
-                defaults = json.loads(table.properties.get(DEFAULTS_PROPERTY, "{}"))
-                properties[DEFAULTS_PROPERTY] = json.dumps(defaults | added)
+            if added or change.drop_defaults:
+                defaults = json.loads(table.properties.get(DEFAULTS_PROPERTY, "{}")) | added
+                for name in change.drop_defaults:
+                    defaults.pop(ids[naming.stored(name)], None)
+                properties[DEFAULTS_PROPERTY] = json.dumps(defaults)
             if change.table_comment is not None and change.table_comment[0] is not None:
                 properties[COMMENT_PROPERTY] = change.table_comment[0]
             tx.set_properties(properties)

@@ -8,8 +8,15 @@ import threading
 from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
 from embucket_py.engine import changes
+from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import OK, QueryResult, status
-from embucket_py.errors import Unsupported, already_exists, object_not_found
+from embucket_py.errors import (
+    NullInNotNullColumn,
+    SqlCompilationError,
+    Unsupported,
+    already_exists,
+    object_not_found,
+)
 from embucket_py.sql import alter as a
 from embucket_py.sql.context import SqlContext
 
@@ -37,7 +44,14 @@ def alter_table(
         elif isinstance(action, a.RenameColumn):
             change.rename.append((action.old, action.new))
         elif isinstance(action, a.SetColumnType):
+            _check_type_change(_columns_of(tables, ref), action)
             change.retype.append((action.name, action.type))
+        elif isinstance(action, a.SetNullable):
+            if not action.nullable:
+                _check_no_nulls(tables, ref, action.name, ctx, cancel)
+            change.nullable[action.name] = action.nullable
+        elif isinstance(action, a.DropDefault):
+            change.drop_defaults.append(action.name)
         elif isinstance(action, a.SetComment) and action.column is not None:
             change.column_comments[action.column] = action.comment
         elif isinstance(action, a.SetComment):
@@ -46,6 +60,38 @@ def alter_table(
         tables.evolve(ref, change)
     _fill_defaults(tables, ref, [c for c in change.add if c.default is not None], ctx, cancel)
     return status(OK)
+
+
+def _columns_of(tables: Tables, ref: TableName) -> dict[str, Column]:
+    return {c.name: c for c in Tables.columns(tables.load(ref))}
+
+
+def _check_type_change(columns: dict[str, Column], action: a.SetColumnType) -> None:
+    """Snowflake changes a column's type only within its kind: a longer VARCHAR, a NUMBER of more
+    digits at the same scale. https://docs.snowflake.com/en/sql-reference/sql/alter-table-column"""
+    column = columns.get(action.name)
+    if column is None:
+        return  # the schema change reports the missing column
+    old, new = column.type, action.type
+    refused = f"cannot change column {naming.quote(action.name)} from type {old.sql} to {new.sql}"
+    if old.kind != new.kind:
+        raise SqlCompilationError(refused, code=2108, sqlstate="22000")
+    if old.kind in ("TEXT", "BINARY") and (new.length or 0) < (old.length or 0):
+        reason = "reducing the byte-length of a varchar is not supported"
+        raise SqlCompilationError(f"{refused} because {reason}.", code=40050, sqlstate="22000")
+    if old.kind == "FIXED" and new.scale != old.scale:
+        reason = "changing the scale of a number is not supported"
+        raise SqlCompilationError(f"{refused} because {reason}.", code=2108, sqlstate="22000")
+    if old.kind == "FIXED" and (new.precision or 38) < (old.precision or 38):
+        raise Unsupported(f"{refused}: decreasing the precision of a NUMBER column is not supported yet.")
+
+
+def _check_no_nulls(
+    tables: Tables, ref: TableName, name: str, ctx: SqlContext, cancel: threading.Event | None
+) -> None:
+    counted = collect(plan(tables, a.null_count(str(ref), name), ctx, None)[0], cancel)
+    if counted.column(0)[0].as_py():
+        raise NullInNotNullColumn(f"NULL result in a non-nullable column '{name}'")
 
 
 def _fill_defaults(

@@ -53,12 +53,33 @@ class SetColumnType:
 
 
 @dataclass(frozen=True)
+class SetNullable:
+    name: str
+    nullable: bool  # DROP NOT NULL: True; SET NOT NULL: False
+
+
+@dataclass(frozen=True)
+class DropDefault:
+    name: str
+
+
+@dataclass(frozen=True)
 class SetComment:
     column: str | None  # None: the table's own comment
     comment: str | None  # None: UNSET
 
 
-Action = RenameTable | SwapWith | AddColumn | DropColumn | RenameColumn | SetColumnType | SetComment
+Action = (
+    RenameTable
+    | SwapWith
+    | AddColumn
+    | DropColumn
+    | RenameColumn
+    | SetColumnType
+    | SetNullable
+    | DropDefault
+    | SetComment
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +109,10 @@ def _action(node: exp.Expression, ctx: SqlContext) -> Action:
         sf_type = snowflake_type(dtype) if dtype is not None else None
         if sf_type is not None:
             return SetColumnType(name, sf_type)
+        if node.args.get("allow_null") is not None:
+            return SetNullable(name, bool(node.args["allow_null"]))
+        if node.args.get("drop"):
+            return DropDefault(name)
     if isinstance(node, exp.AlterSet):
         for props in node.expressions:
             for prop in props.expressions if isinstance(props, exp.Properties) else [props]:
@@ -166,6 +191,16 @@ def comment_as_alter(tree: exp.Expression) -> exp.Expression:
         comment = exp.Properties(expressions=[exp.SchemaCommentProperty(this=text)])
         action = exp.AlterSet(expressions=[comment])
     return exp.Alter(this=table, kind="TABLE", exists=bool(tree.args.get("exists")), actions=[action])
+
+
+def null_count(table: str, column: str) -> exp.Select:
+    """SELECT COUNT(*) FROM <table> WHERE "<column>" IS NULL: SET NOT NULL's check."""
+    present = exp.column(exp.to_identifier(column, quoted=True))
+    return (
+        exp.select(exp.Count(this=exp.Star()))
+        .from_(exp.to_table(table, dialect="snowflake"))
+        .where(exp.Is(this=present, expression=exp.Null()))
+    )
 
 
 def default_fill(table: str, defaults: dict[str, str]) -> exp.Update:

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from snowflake.connector.errors import ProgrammingError
+from snowflake.connector.errors import IntegrityError, ProgrammingError
 
 
 @pytest.fixture
@@ -95,6 +95,44 @@ def test_widen_column_types(t: Any) -> None:
     by_name = {d.name: d for d in t.execute("SELECT * FROM t").description}
     assert (by_name["P"].precision, by_name["P"].scale) == (20, 2)
     assert by_name["B"].internal_size == 100
+
+
+@pytest.mark.parametrize(
+    ("change", "errno", "message"),
+    [
+        ("b SET DATA TYPE VARCHAR(5)", 40050, "reducing the byte-length of a varchar is not supported"),
+        ("p SET DATA TYPE NUMBER(10,3)", 2108, "changing the scale of a number is not supported"),
+        ("b SET DATA TYPE NUMBER", 2108, "cannot change column B from type VARCHAR(10) to NUMBER(38,0)"),
+        ("a SET DATA TYPE VARCHAR", 2108, "cannot change column A from type NUMBER(38,0) to VARCHAR"),
+    ],
+)
+def test_type_changes_snowflake_refuses(t: Any, change: str, errno: int, message: str) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/alter-table-column: a shorter VARCHAR, another
+    scale or another kind is refused (a shorter VARCHAR was accepted, other kinds were internal
+    errors); the column keeps its type and values."""
+    with pytest.raises(ProgrammingError) as err:
+        t.execute(f"ALTER TABLE t ALTER COLUMN {change}")
+    assert (err.value.errno, err.value.sqlstate) == (errno, "22000")
+    assert message in err.value.msg
+    assert [d.internal_size for d in t.execute("SELECT b FROM t").description] == [10]
+    assert t.execute("SELECT * FROM t").fetchall() == [(1, "x", Decimal("1.50"))]
+
+
+def test_set_and_drop_not_null_and_drop_default(t: Any) -> None:
+    t.execute("ALTER TABLE t ALTER COLUMN a SET NOT NULL")
+    with pytest.raises(IntegrityError) as err:
+        t.execute("INSERT INTO t (b) VALUES ('y')")
+    assert err.value.errno == 100072
+    t.execute("ALTER TABLE t MODIFY COLUMN a DROP NOT NULL")
+    t.execute("INSERT INTO t (b) VALUES ('y')")
+    with pytest.raises(IntegrityError) as err:  # a NULL is there now
+        t.execute("ALTER TABLE t ALTER COLUMN a SET NOT NULL")
+    assert err.value.errno == 100072
+    assert [r[3] for r in t.execute("DESC TABLE t").fetchall()] == ["Y", "Y", "Y"]  # null?
+    t.execute("CREATE TABLE d (a INT, c INT DEFAULT 5)")
+    t.execute("ALTER TABLE d ALTER c DROP DEFAULT")
+    t.execute("INSERT INTO d (a) VALUES (1)")
+    assert t.execute("SELECT c FROM d").fetchall() == [(None,)]
 
 
 def test_table_comment(t: Any) -> None:
