@@ -103,6 +103,9 @@ def test_object_construct_star_takes_the_columns_star_stands_for(cur: Any) -> No
         {"COLUMN1": 1, "COLUMN2": "x"},
         {"COLUMN1": 2, "COLUMN2": "y"},
     ]
+    # A subquery's columns are keyed by their Snowflake names (were lower case).
+    (obj,) = cur.execute('''SELECT OBJECT_CONSTRUCT(*) FROM (SELECT 1 AS a, 'x' AS "Mixed")''').fetchone()
+    assert json.loads(obj) == {"A": 1, "Mixed": "x"}
 
 
 def test_a_double_stays_a_double_inside_a_variant(cur: Any) -> None:

@@ -137,3 +137,13 @@ def test_aggregates_apart_only_by_casts_get_names_of_their_own() -> None:
         "SELECT SUM(x) AS a, SUM(x::FLOAT) AS b, AVG(x) AS c, AVG(x::FLOAT) AS d FROM VALUES (1), (2) AS v(x)"
     )
     assert row == {"a": 3, "b": 3.0, "c": Decimal("1.500000"), "d": 1.5}
+
+
+def test_hll_is_approx_count_distinct() -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/hll: an alias of APPROX_COUNT_DISTINCT.
+    validate(
+        "SELECT HLL(a) AS h, APPROX_COUNT_DISTINCT(a) AS c FROM t",
+        'SELECT approx_distinct("a") AS "h", approx_distinct("a") AS "c" FROM "__t0" AS "t"',
+    )
+    (row,) = rows("SELECT HLL(v) AS h FROM VALUES (1), (2), (2), (NULL) AS t(v)")
+    assert row == {"h": 2}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.naming import display
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
 
@@ -48,7 +49,8 @@ def star_objects(
         for source, columns in sources:
             qualifier = qualifier_of(source)
             for name in columns:
-                pairs += [exp.Literal.string(name), qualified(name, qualifier)]
+                # A subquery's names are in their stored form by now (its projections are named).
+                pairs += [exp.Literal.string(display(name)), qualified(name, qualifier)]
         kind = exp.JSONObject if isinstance(call, exp.JSONObject) else exp.Struct
         call.replace(kind(expressions=pairs))
     return tree

@@ -235,6 +235,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if isinstance(node.parent, exp.Window):
             raise Unsupported("PERCENTILE_DISC as a window function")
         return _percentile_disc(node)
+    if isinstance(node, exp.Hll):
+        # HLL is APPROX_COUNT_DISTINCT's other name (one HyperLogLog estimate).
+        return exp.ApproxDistinct(this=node.this)
     if isinstance(node, exp.AnyValue):
         return call("first_value", node.this)
     if isinstance(node, exp.ApproxQuantile):
