@@ -104,7 +104,7 @@ def test_object_construct_star_takes_the_columns_star_stands_for(cur: Any) -> No
         {"COLUMN1": 2, "COLUMN2": "y"},
     ]
     # A subquery's columns are keyed by their Snowflake names (were lower case).
-    (obj,) = cur.execute('''SELECT OBJECT_CONSTRUCT(*) FROM (SELECT 1 AS a, 'x' AS "Mixed")''').fetchone()
+    (obj,) = cur.execute("""SELECT OBJECT_CONSTRUCT(*) FROM (SELECT 1 AS a, 'x' AS "Mixed")""").fetchone()
     assert json.loads(obj) == {"A": 1, "Mixed": "x"}
 
 
