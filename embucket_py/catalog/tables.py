@@ -34,6 +34,7 @@ from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.sequences import Sequences
 from embucket_py.catalog.storage import engine_path
+from embucket_py.catalog.streams import Streams
 from embucket_py.catalog.views import Views
 from embucket_py.catalog.warehouses import Warehouses
 from embucket_py.errors import (
@@ -173,6 +174,7 @@ class Tables:
         self.views = Views(metastore)
         self.routines = Routines(metastore)
         self.sequences = Sequences(metastore)
+        self.streams = Streams(metastore)
         self.warehouses = Warehouses(metastore)
 
     def load(self, ref: TableName) -> Table:

@@ -38,6 +38,7 @@ from embucket_py.engine import access, history, information_schema
 from embucket_py.engine.file_sets import FILE_SETS, SNAPSHOT_FILES
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
+from embucket_py.engine.table_changes import changes_frame
 from embucket_py.engine.time_travel import Version, resolve
 from embucket_py.layout.sampling import chosen_row_groups
 from embucket_py.sql.context import SqlContext
@@ -272,13 +273,18 @@ class _SmallTables:
             if key in self.kept:
                 self.kept.move_to_end(key)
                 return self.kept[key]
-        parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
-        data = pa.concat_tables([_conform(t, schema, ids) for t in parts])
+        data = read_files(paths, schema, ids)
         with self.lock:
             self.kept[key] = data
             while sum(t.nbytes for t in self.kept.values()) > self.max_bytes and len(self.kept) > 1:
                 self.kept.popitem(last=False)
         return data
+
+
+def read_files(paths: list[str], schema: pa.Schema, ids: list[int]) -> pa.Table:
+    """Data files read whole, in the table's current schema (`ids`: its field ids)."""
+    parts = [pq.read_table(storage.open_input(p) if storage.is_s3(p) else p) for p in paths]
+    return pa.concat_tables([_conform(t, schema, ids) for t in parts]) if parts else schema.empty_table()
 
 
 def _conform(data: pa.Table, schema: pa.Schema, ids: list[int]) -> pa.Table:
@@ -418,6 +424,10 @@ def _register_one(
         ctx.register_table(use.registered_as, ctx.from_arrow(data))
         return
     table, version = stored
+    if use.changes is not None:
+        name = str(TableName(use.database, use.schema, use.name))
+        ctx.register_table(use.registered_as, changes_frame(ctx, table, name, use.changes, sql_ctx))
+        return
     frame = table_frame(ctx, table, version, ctx.scan_stats, use.sample, in_memory=small_query)
     ctx.register_table(use.registered_as, frame)
 

@@ -40,6 +40,7 @@ from embucket_py.engine import (
     stage_statements,
     staged_query,
     stages,
+    streams,
     transactions,
     variables,
     warehouses,
@@ -59,6 +60,7 @@ from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql import sequences as sequences_sql
+from embucket_py.sql import streams as streams_sql
 from embucket_py.sql import warehouses as warehouses_sql
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
@@ -257,6 +259,10 @@ class Engine:
             return result
         if describe_only:
             return self._describe(tables, tree, ctx, statement.source)
+        if (stream_statement := streams_sql.stream_statement(tree, ctx)) is not None:
+            if stream_statement.action != "SHOW":
+                transactions.commit_open(tables, session)  # DDL commits an open transaction
+            return streams.run(tables, session, stream_statement)
         if (sequence_statement := sequences_sql.sequence_statement(tree, ctx)) is not None:
             if sequence_statement.action != "DESCRIBE":
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
@@ -267,15 +273,12 @@ class Engine:
             return run_query(tables, tree, ctx, statement.source, cancel)
         if explain.is_explain(tree):
             return explain.run(tables, tree, ctx)
-        if isinstance(tree, exp.Insert):
-            return dml.insert(tables, insert_def(tree, ctx), ctx, cancel)
-        if isinstance(tree, exp.MultitableInserts):
-            defs = multi_insert_defs(tree, ctx)
-            return transactions.atomically(
-                tables, session, lambda: dml.multi_insert(tables, defs, ctx, cancel)
-            )
-        if isinstance(tree, exp.Update | exp.Delete | exp.Merge):
-            return changes.run_change(tables, tree, ctx, cancel)
+        if isinstance(tree, exp.Insert | exp.MultitableInserts | exp.Update | exp.Delete | exp.Merge):
+            # The streams a DML statement reads move on when it commits.
+            with streams.consuming() as reads:
+                result = self._dml(session, tables, tree, ctx, cancel)
+            transactions.consume_streams(tables, session, reads)
+            return result
         if isinstance(tree, exp.TruncateTable):
             return changes.truncate(tables, tree, ctx)
         if commands.is_transaction_control(tree):
@@ -337,6 +340,23 @@ class Engine:
                 grants.set_default_role(user_statement.user, user_statement.default_role)
             return status(message)
         raise Unsupported(f"Statement '{statement.text[:60]}' is not supported yet.")
+
+    def _dml(
+        self,
+        session: Session,
+        tables: Tables,
+        tree: exp.Expression,
+        ctx: SqlContext,
+        cancel: threading.Event | None,
+    ) -> QueryResult:
+        if isinstance(tree, exp.Insert):
+            return dml.insert(tables, insert_def(tree, ctx), ctx, cancel)
+        if isinstance(tree, exp.MultitableInserts):
+            defs = multi_insert_defs(tree, ctx)
+            return transactions.atomically(
+                tables, session, lambda: dml.multi_insert(tables, defs, ctx, cancel)
+            )
+        return changes.run_change(tables, tree, ctx, cancel)
 
     def _scripting(
         self,

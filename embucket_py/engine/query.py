@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import scan, sequences, user_functions
+from embucket_py.engine import scan, sequences, streams, user_functions
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -91,15 +91,20 @@ def translate(
     cache): it is copied (~5 ms for a TPC-H query) only when a step here changes it."""
     found: dict[tuple[str, ...], View | None] = {}
     functions = user_functions.Functions(tables, ctx)
-    has_views = any(_view(tables, parts, found) for _, parts in views.references(tree, ctx))
+    references = views.references(tree, ctx)
+    has_views = any([_view(tables, parts, found) for _, parts in references])
+    # A name that is no view may be a stream (read as its table's changes).
+    has_streams = any(tables.streams.get(*parts) for _, parts in references if found[tuple(parts)] is None)
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
-    changed = has_views or calls_functions or sequences.uses_nextval(tree)
-    if changed or has_system_functions(tree) or has_pivots(tree):
+    changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree)
+    if changed or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
+        streams.expand(tables, tree, ctx)
         sequences.expand(tables, tree, ctx)
         tree = system_functions(tables, tree, ctx)
+        tree = streams.replace_has_data(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
 

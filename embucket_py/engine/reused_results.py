@@ -10,7 +10,8 @@ and it holds no function whose value changes from run to run. Here that is:
   sample), looked up on every statement: a change by any session, server or Spark job is a new
   metadata file, so a reused result is never stale;
 - only stored tables (not the information schema, query history or a stage, which change
-  without a new table version) and no clock, random or UUID function;
+  without a new table version; nor CHANGES and streams, whose rows move with their offsets) and
+  no clock, random or UUID function;
 - a result read to its end (not canceled, no error), at most 24 hours old.
 Privileges are checked on every statement before this point, as for any query.
 
@@ -85,6 +86,8 @@ class ReusedResults:
         versions = []
         for use, found in zip(translation.tables, stored.tables, strict=True):
             if found is None or (use.sample is not None and use.sample.seed is None):
+                return None
+            if use.changes is not None:  # a stream's rows change with its offset, not the table
                 return None
             table, version = found
             snapshot = "current" if version is None else version.snapshot_id

@@ -78,6 +78,11 @@ def resolve(
     Raises:
         TimeTravelUnavailable: the point precedes the table, or the statement is unknown.
     """
+    if point.kind == "SNAPSHOT":  # a stream's offset (sql/streams.py): a snapshot id, NULL for none
+        snapshot = None if isinstance(point.value, exp.Null) else int(point.value.name)
+        if snapshot is not None and table.snapshot_by_id(snapshot) is None:
+            raise TimeTravelUnavailable(f"Time travel data is not available for table {name}.")
+        return Version(snapshot)
     if point.kind == "STATEMENT":
         query_id = str(_evaluate(point.value, "VARCHAR", ctx))
         made = snapshot_of_query(table, query_id)

@@ -203,17 +203,36 @@ def commit_open(tables: Tables, session: Session) -> None:
         TransactionConflict: another transaction changed a table first.
     """
     transaction, session.transaction = session.transaction, None
-    if transaction is None or not transaction.tables:
+    if transaction is None:
         return
-    commit_all(
-        tables.metastore,
-        [
-            TableCommit(
-                p.database, (p.namespace, p.table), p.base_location, p.staged_location, p.appends_only
-            )
-            for p in transaction.tables.values()
-        ],
-    )
+    if transaction.tables:
+        commit_all(
+            tables.metastore,
+            [
+                TableCommit(
+                    p.database, (p.namespace, p.table), p.base_location, p.staged_location, p.appends_only
+                )
+                for p in transaction.tables.values()
+            ],
+        )
+    _advance_streams(tables, transaction.streams)
+
+
+def consume_streams(tables: Tables, session: Session, reads: dict[tuple[str, str, str], int | None]) -> None:
+    """The streams a DML statement read move to the versions it read up to: now under AUTOCOMMIT
+    outside a transaction, else when the transaction commits (a rollback leaves them)."""
+    if not reads:
+        return
+    if session.transaction is None and autocommit(session):
+        _advance_streams(tables, reads)
+        return
+    transaction = session.transaction or _new_transaction(session, None, implicit=True)
+    transaction.streams.update(reads)
+
+
+def _advance_streams(tables: Tables, reads: dict[tuple[str, str, str], int | None]) -> None:
+    for (database, schema, name), offset in reads.items():
+        tables.streams.advance(database, schema, name, offset)
 
 
 def atomically(tables: Tables, session: Session, run: Callable[[], QueryResult]) -> QueryResult:

@@ -30,6 +30,8 @@ class OpenTransaction:
     started_ms: int
     implicit: bool = False  # opened by a DML statement under AUTOCOMMIT = FALSE
     tables: dict[str, PendingTable] = field(default_factory=dict)
+    # Streams read by the transaction's DML: (database, schema, name) -> the snapshot read up to.
+    streams: dict[tuple[str, str, str], int | None] = field(default_factory=dict)
 
 
 def _new_session_id() -> int:

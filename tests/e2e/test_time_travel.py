@@ -66,3 +66,41 @@ def test_clone_shares_data_then_diverges(cur: Any, history: dict[str, str]) -> N
     assert values(cur, "SELECT a FROM h2 ORDER BY a") == [2, 20]
     cur.execute("DROP TABLE h2")
     assert values(cur, "SELECT a FROM h_old ORDER BY a") == [1, 2]
+
+
+def test_changes_clause_reports_net_inserts_and_deletes(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/constructs/changes (it was ignored: the
+    current rows came back). DEFAULT gives the net change since AT/BEFORE (an UPDATE is a DELETE
+    of the old row and an INSERT of the new one; rows a rewritten file carried over unchanged do
+    not show); APPEND_ONLY gives the rows INSERTs added."""
+    cur.execute("CREATE TABLE ch (id INT, v TEXT)")
+    cur.execute("INSERT INTO ch VALUES (1, 'a'), (2, 'b'), (2, 'b')")
+    start = cur.sfqid
+    cur.execute("INSERT INTO ch VALUES (3, 'c'), (4, 'd')")
+    cur.execute("UPDATE ch SET v = 'B' WHERE id = 2")
+    cur.execute("DELETE FROM ch WHERE id IN (1, 4)")
+    cur.execute(
+        f"SELECT * FROM ch CHANGES(INFORMATION => DEFAULT) AT(STATEMENT => '{start}') ORDER BY 1, 3, 2"
+    )
+    assert [d.name for d in cur.description] == ["ID", "V", "METADATA$ACTION", "METADATA$ISUPDATE"]
+    assert cur.fetchall() == [
+        (1, "a", "DELETE", False),
+        (2, "b", "DELETE", False),
+        (2, "b", "DELETE", False),
+        (2, "B", "INSERT", False),
+        (2, "B", "INSERT", False),
+        (3, "c", "INSERT", False),
+    ]
+    cur.execute(
+        f"SELECT id, METADATA$ACTION FROM ch CHANGES(INFORMATION => APPEND_ONLY) AT(STATEMENT => '{start}') "
+        "ORDER BY id"
+    )
+    assert cur.fetchall() == [(3, "INSERT"), (4, "INSERT")]  # 4 was appended, then deleted
+    cur.execute(
+        f"SELECT COUNT(*) FROM ch CHANGES(INFORMATION => DEFAULT) BEFORE(STATEMENT => '{start}') "
+        f"END(STATEMENT => '{start}')"
+    )
+    assert cur.fetchone() == (3,)  # the first INSERT's rows
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute("SELECT * FROM ch CHANGES(INFORMATION => DEFAULT)")
+    assert "AT or BEFORE" in err.value.msg

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from embucket_py.errors import SqlCompilationError
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
 from embucket_py.sql.transforms.sampling import BlockSample, block_sample
@@ -22,6 +23,17 @@ class TimePoint:
 
 
 @dataclass(frozen=True)
+class ChangeSpan:
+    """CHANGES (INFORMATION => DEFAULT | APPEND_ONLY) AT | BEFORE (...) [END (...)]: the rows a
+    table gained and lost from one version to another (the current one without END).
+    https://docs.snowflake.com/en/sql-reference/constructs/changes"""
+
+    append_only: bool
+    start: TimePoint
+    end: TimePoint | None
+
+
+@dataclass(frozen=True)
 class TableUse:
     """One table reference in a query: its qualified Snowflake name and the engine-side name."""
 
@@ -31,13 +43,31 @@ class TableUse:
     registered_as: str
     point: TimePoint | None = None
     sample: BlockSample | None = None  # SAMPLE SYSTEM (p): read about p% of the row groups
+    changes: ChangeSpan | None = None
+
+
+def _point(when: exp.HistoricalData) -> TimePoint:
+    return TimePoint(when.name.upper() == "BEFORE", str(when.args["kind"]).upper(), when.expression)
 
 
 def time_point(table: exp.Table) -> TimePoint | None:
     when = table.args.get("when")
-    if not isinstance(when, exp.HistoricalData):
+    return _point(when) if isinstance(when, exp.HistoricalData) else None
+
+
+def change_span(table: exp.Table) -> ChangeSpan | None:
+    """Raises: SqlCompilationError: CHANGES without the AT | BEFORE it starts from."""
+    changes = table.args.get("changes")
+    if not isinstance(changes, exp.Changes):
         return None
-    return TimePoint(when.name.upper() == "BEFORE", str(when.args["kind"]).upper(), when.expression)
+    start, end = changes.args.get("at_before"), changes.args.get("end")
+    if not isinstance(start, exp.HistoricalData):
+        raise SqlCompilationError("CHANGES needs AT or BEFORE: the version its changes start from.")
+    information = changes.args.get("information")
+    append_only = information is not None and information.name.upper() == "APPEND_ONLY"
+    return ChangeSpan(
+        append_only, _point(start), _point(end) if isinstance(end, exp.HistoricalData) else None
+    )
 
 
 def cte_names(tree: exp.Expression) -> set[str]:
@@ -67,7 +97,8 @@ def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
     for table in stored_references(tree):
         database, schema, name = qualify(table_parts(table), ctx, "query")
         registered = f"__t{len(uses)}"
-        uses.append(TableUse(database, schema, name, registered, time_point(table), block_sample(table)))
+        point, sample, span = time_point(table), block_sample(table), change_span(table)
+        uses.append(TableUse(database, schema, name, registered, point, sample, span))
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         table.replace(exp.Table(this=exp.to_identifier(registered, quoted=True), alias=alias))
     return uses

@@ -1,0 +1,207 @@
+"""Streams: CREATE / DROP STREAM, SHOW STREAMS, stream references in queries, the offsets a DML
+statement moves, and SYSTEM$STREAM_HAS_DATA.
+
+A stream reference reads its table's CHANGES (engine/table_changes.py) from the stream's offset
+to the table version current when the statement starts, so every read within the statement sees
+the same rows. A DML statement that reads a stream moves the offset to that version when it
+commits (at once under AUTOCOMMIT, else at COMMIT; a rollback leaves it): the next read starts
+where the consumed changes ended. A plain query never moves it.
+https://docs.snowflake.com/en/user-guide/streams-intro
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from datetime import UTC, datetime
+
+from pyiceberg.table import Table
+from sqlglot import exp
+
+from embucket_py import naming
+from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.streams import Stream
+from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ, Columns
+from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.errors import SqlCompilationError, object_not_found
+from embucket_py.sessions.session import Session
+from embucket_py.sql import views
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import like_matches, qualify, table_parts
+from embucket_py.sql.streams import StreamStatement, changes_of
+
+# The streams the running statement read: qualified name -> the snapshot read up to.
+_READS: ContextVar[dict[tuple[str, str, str], int | None] | None] = ContextVar("stream_reads", default=None)
+
+
+@contextlib.contextmanager
+def consuming() -> Iterator[dict[tuple[str, str, str], int | None]]:
+    """Collects the streams a DML statement reads (and the versions read up to)."""
+    reads: dict[tuple[str, str, str], int | None] = {}
+    token = _READS.set(reads)
+    try:
+        yield reads
+    finally:
+        _READS.reset(token)
+
+
+def run(tables: Tables, session: Session, statement: StreamStatement) -> QueryResult:
+    """Raises: ObjectNotFound / ObjectAlreadyExists, as the statement's object is missing or taken."""
+    database, schema, name = ([*statement.parts, "", "", ""])[:3]
+    securable = Securable("TABLE", database, schema, name)  # streams are read as tables are
+    grants = tables.metastore.grants
+    if statement.action == "SHOW":
+        return _show(tables, statement)
+    if statement.action == "DROP":
+        dropped = tables.streams.drop(database, schema, name, if_exists=statement.if_exists)
+        if dropped:
+            grants.forget(securable)
+        return status(f"{name} successfully dropped." if dropped else "Drop statement executed successfully.")
+    assert statement.table is not None
+    table = tables.load(TableName(*statement.table))
+    start = None if statement.show_initial_rows else _current(table)
+    stream = Stream(
+        database,
+        schema,
+        name,
+        (statement.table[0], statement.table[1], statement.table[2]),
+        str(table.metadata.table_uuid),
+        statement.append_only,
+        start,
+        statement.comment,
+        session.role,
+    )
+    if not tables.streams.create(stream, replace=statement.replace, if_not_exists=statement.if_exists):
+        return status(f"{name} already exists, statement succeeded.")
+    grants.set_owner(securable, session.role, session.role)
+    return status(f"Stream {name} successfully created.", StatementType.DDL)
+
+
+def _current(table: Table) -> int | None:
+    snapshot = table.current_snapshot()
+    return snapshot.snapshot_id if snapshot else None
+
+
+def _base(tables: Tables, stream: Stream) -> Table:
+    """The stream's table, as it was when the stream was made.
+
+    Raises:
+        SqlCompilationError: the table was dropped or replaced since (the stream is stale).
+    """
+    table = tables.find(TableName(*stream.table))
+    if table is None or str(table.metadata.table_uuid) != stream.table_uuid:
+        raise SqlCompilationError(
+            f"Base table '{'.'.join(stream.table)}' dropped or replaced, "
+            f"cannot read from stream '{stream.name}'.",
+            code=91901,
+        )
+    return table
+
+
+def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
+    """Replaces each stream reference by a subquery of its table's CHANGES since the offset (in
+    place), under the reference's alias; records the read for a consuming DML statement."""
+    for reference, parts in views.references(tree, ctx):
+        stream = tables.streams.get(*parts)
+        if stream is None:
+            continue
+        end = _current(_base(tables, stream))
+        changes = changes_of(list(stream.table), stream.append_only, stream.offset, end)
+        alias = reference.args.get("alias") or exp.TableAlias(
+            this=exp.to_identifier(stream.name, quoted=True)
+        )
+        reference.replace(exp.Subquery(this=exp.select("*").from_(changes), alias=alias.copy()))
+        reads = _READS.get()
+        if reads is not None:
+            reads[(stream.database, stream.schema, stream.name)] = end
+
+
+def has_data_calls(tree: exp.Expression) -> bool:
+    return any(_is_has_data(n) for n in tree.find_all(exp.Anonymous))
+
+
+def _is_has_data(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.upper() == "SYSTEM$STREAM_HAS_DATA"
+
+
+def replace_has_data(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:
+    """SYSTEM$STREAM_HAS_DATA('stream') -> TRUE when its table changed since the offset (an
+    append-only stream: when rows were appended), as a constant.
+
+    Raises:
+        ObjectNotFound: no such stream.
+    """
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        if not _is_has_data(node):
+            return node
+        args = node.expressions
+        if len(args) != 1 or not (isinstance(args[0], exp.Literal) and args[0].is_string):
+            raise SqlCompilationError("SYSTEM$STREAM_HAS_DATA takes the name of a stream.")
+        parts = qualify(table_parts(exp.to_table(args[0].name, dialect="snowflake")), ctx, "STREAM")
+        stream = tables.streams.get(*parts)
+        if stream is None:
+            raise object_not_found("Stream", ".".join(parts))
+        return exp.Boolean(this=_has_data(_base(tables, stream), stream))
+
+    return tree.transform(replace)
+
+
+def _has_data(table: Table, stream: Stream) -> bool:
+    snapshot_id = _current(table)
+    while snapshot_id is not None and snapshot_id != stream.offset:
+        snapshot = table.snapshot_by_id(snapshot_id)
+        if snapshot is None:
+            return False
+        operation = snapshot.summary.operation.value if snapshot.summary else ""
+        if not stream.append_only or operation == "append":
+            return True
+        snapshot_id = snapshot.parent_snapshot_id
+    return False
+
+
+SHOW_STREAMS: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    *[(n, TEXT) for n in ("name", "database_name", "schema_name", "owner", "comment", "table_name")],
+    *[(n, TEXT) for n in ("source_type", "base_tables", "type", "stale", "mode")],
+    ("stale_after", TIMESTAMP_LTZ),
+    ("invalid_reason", TEXT),
+    ("owner_role_type", TEXT),
+]
+
+
+def _show(tables: Tables, statement: StreamStatement) -> QueryResult:
+    rows = []
+    for database, schema in _scopes(tables, statement.parts):
+        for s in tables.streams.list(database, schema):
+            if statement.like is not None and not like_matches(statement.like, s.name):
+                continue
+            table, created = ".".join(s.table), s.created_on or datetime.now(UTC)
+            mode = "APPEND_ONLY" if s.append_only else "DEFAULT"
+            stale = "true" if _stale(tables, s) else "false"
+            owned = (
+                created.replace(tzinfo=UTC),
+                s.name,
+                s.database,
+                s.schema,
+                s.owner or "",
+                s.comment or "",
+            )
+            rows.append((*owned, table, "Table", table, "DELTA", stale, mode, None, "N/A", "ROLE"))
+    return constant(SHOW_STREAMS, rows, StatementType.SHOW)
+
+
+def _stale(tables: Tables, stream: Stream) -> bool:
+    table = tables.find(TableName(*stream.table))
+    return table is None or str(table.metadata.table_uuid) != stream.table_uuid
+
+
+def _scopes(tables: Tables, parts: list[str]) -> list[tuple[str, str]]:
+    """The (database, schema) pairs SHOW STREAMS looks in."""
+    metastore = tables.metastore
+    if len(parts) == 2:
+        return [(parts[0], parts[1])]
+    databases = parts or metastore.database_names()
+    return [(d, naming.display(s)) for d in databases for s in metastore.schema_names(d)]

@@ -1,0 +1,139 @@
+"""CHANGES (INFORMATION => DEFAULT | APPEND_ONLY) AT | BEFORE (...) [END (...)]: the rows a table
+gained and lost between two of its versions, with METADATA$ACTION and METADATA$ISUPDATE.
+
+Iceberg keeps every version's data files, so the changes are found from the files themselves:
+DEFAULT compares the files live at the start with those live at the end and reads only the ones
+that differ; an UPDATE or MERGE rewrites whole files, so the rows a rewritten file carried over
+unchanged appear on both sides and cancel (a multiset difference), leaving the net inserts and
+deletes, as Snowflake reports them. APPEND_ONLY reads the files appended by INSERT and COPY
+statements in between, whatever happened to their rows later.
+https://docs.snowflake.com/en/sql-reference/constructs/changes
+
+Not kept: METADATA$ROW_ID (Iceberg v2 data has no row identity), and an UPDATE's rows are reported
+as a DELETE and an INSERT with METADATA$ISUPDATE FALSE (which DELETE goes with which INSERT cannot
+be told without one).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pyarrow as pa
+from datafusion import DataFrame, SessionContext
+from pyiceberg.manifest import ManifestEntryStatus
+from pyiceberg.table import Table
+
+from embucket_py import naming
+from embucket_py.catalog.tables import Tables, TimeTravelUnavailable
+from embucket_py.engine.file_sets import SNAPSHOT_FILES
+from embucket_py.engine.time_travel import resolve
+from embucket_py.errors import Unsupported
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.transforms.tables import ChangeSpan
+
+ACTION = naming.stored("METADATA$ACTION")
+IS_UPDATE = naming.stored("METADATA$ISUPDATE")
+
+
+def changes_frame(
+    ctx: SessionContext, table: Table, name: str, span: ChangeSpan, sql_ctx: SqlContext
+) -> DataFrame:
+    """The changed rows, each with its action (INSERT or DELETE).
+
+    Raises:
+        TimeTravelUnavailable: a version is outside the table's history, or END precedes the start.
+        Unsupported: the table has delete files (merge-on-read writes from another engine).
+    """
+    from embucket_py.engine.context import read_files  # context registers these frames
+
+    start = resolve(table, name, span.start, sql_ctx).snapshot_id
+    end = resolve(table, name, span.end, sql_ctx).snapshot_id if span.end else _current(table)
+    chain = _snapshots_between(table, start, end, name)
+    schema = Tables.arrow_schema(table)
+    ids = [f.field_id for f in table.schema().fields]
+    if span.append_only:
+        inserted = read_files(_appended(table, chain), schema, ids)
+        return ctx.from_arrow(_labelled(inserted, schema.empty_table()))
+    before, after = _live(table, start), _live(table, end)
+    added = read_files([p for p in after if p not in before], schema, ids)
+    removed = read_files([p for p in before if p not in after], schema, ids)
+    return ctx.from_arrow(_labelled(*_net(ctx, added, removed)))
+
+
+def _current(table: Table) -> int | None:
+    snapshot = table.current_snapshot()
+    return snapshot.snapshot_id if snapshot else None
+
+
+def _snapshots_between(table: Table, start: int | None, end: int | None, name: str) -> list[int]:
+    """The snapshots after `start` up to `end` (newest first), walking back from `end`."""
+    chain: list[int] = []
+    current = end
+    while current is not None and current != start:
+        chain.append(current)
+        snapshot = table.snapshot_by_id(current)
+        current = snapshot.parent_snapshot_id if snapshot else None
+    if current != start:
+        raise TimeTravelUnavailable(
+            f"Time travel data is not available for table {name}: the end of CHANGES precedes its start."
+        )
+    return chain
+
+
+def _live(table: Table, snapshot_id: int | None) -> list[str]:
+    if snapshot_id is None:
+        return []
+    files = SNAPSHOT_FILES.files(table, snapshot_id)
+    if files.has_deletes:
+        raise Unsupported("CHANGES over a table with delete files (merge-on-read) is not supported yet.")
+    return files.paths
+
+
+def _appended(table: Table, chain: list[int]) -> list[str]:
+    """Data files added by the append snapshots (INSERT, COPY) of the chain, oldest first."""
+    paths = []
+    for snapshot_id in reversed(chain):
+        snapshot = table.snapshot_by_id(snapshot_id)
+        if snapshot is None or snapshot.summary is None or snapshot.summary.operation.value != "append":
+            continue
+        for manifest in snapshot.manifests(table.io):
+            if manifest.added_snapshot_id != snapshot_id:
+                continue
+            entries = manifest.fetch_manifest_entry(table.io)
+            paths += [e.data_file.file_path for e in entries if e.status == ManifestEntryStatus.ADDED]
+    return paths
+
+
+def _net(ctx: SessionContext, added: pa.Table, removed: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """Rows added but not removed, and removed but not added, each counted as often as it occurs
+    (a row carried over by a rewritten file cancels): numbering the copies of each row makes every
+    (row, copy) distinct, so a set difference is the multiset difference."""
+    if not added.num_rows or not removed.num_rows:
+        return added, removed
+    tag = uuid.uuid4().hex
+    sides = {"added": f"__added_{tag}", "removed": f"__removed_{tag}"}
+    ctx.register_record_batches(sides["added"], [added.to_batches()])
+    ctx.register_record_batches(sides["removed"], [removed.to_batches()])
+    names = ", ".join(f'"{n}"' for n in added.schema.names)
+
+    def numbered(side: str) -> str:
+        return f'SELECT *, row_number() OVER (PARTITION BY {names}) AS "__copy" FROM "{sides[side]}"'
+
+    def minus(a: str, b: str) -> pa.Table:
+        sql = f"SELECT {names} FROM ({numbered(a)} EXCEPT {numbered(b)})"
+        return ctx.sql(sql).to_arrow_table().cast(added.schema)
+
+    try:
+        return minus("added", "removed"), minus("removed", "added")
+    finally:
+        for name in sides.values():
+            ctx.deregister_table(name)
+
+
+def _labelled(inserted: pa.Table, deleted: pa.Table) -> pa.Table:
+    """The rows with METADATA$ACTION and METADATA$ISUPDATE, inserts first."""
+    parts = []
+    for rows, action in ((inserted, "INSERT"), (deleted, "DELETE")):
+        rows = rows.append_column(ACTION, pa.array([action] * rows.num_rows, pa.string()))
+        parts.append(rows.append_column(IS_UPDATE, pa.array([False] * rows.num_rows, pa.bool_())))
+    return pa.concat_tables(parts)

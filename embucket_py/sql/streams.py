@@ -1,0 +1,125 @@
+"""Stream statements (CREATE / DROP STREAM, SHOW STREAMS), which sqlglot reads as commands, and
+stream references as the CHANGES they read.
+
+https://docs.snowflake.com/en/sql-reference/sql/create-stream
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from embucket_py.errors import SqlCompilationError, Unsupported
+from embucket_py.sql.context import SqlContext
+from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.scripting import command_parts
+
+_NAME = r'(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)(?:\.(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)){0,2}'
+_CREATE = re.compile(
+    rf"^(?P<replace>OR\s+REPLACE\s+)?STREAM\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"
+    rf"\s+ON\s+TABLE\s+(?P<table>{_NAME})(?P<options>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_DROP = re.compile(rf"^STREAM\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{_NAME})\s*$", re.IGNORECASE | re.DOTALL)
+_SHOW = re.compile(
+    r"^(?P<terse>TERSE\s+)?STREAMS(?:\s+LIKE\s+'(?P<like>(?:[^']|'')*)')?"
+    rf"(?:\s+IN\s+(?:(?P<kind>ACCOUNT|DATABASE|SCHEMA)\s*)?(?P<scope>{_NAME})?)?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_OPTION = re.compile(r"\s*(APPEND_ONLY|SHOW_INITIAL_ROWS|COMMENT)\s*=\s*('(?:[^']|'')*'|\w+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class StreamStatement:
+    action: str  # CREATE | DROP | SHOW
+    parts: list[str]  # the stream (SHOW: the database and schema shown, or fewer)
+    table: list[str] | None = None
+    append_only: bool = False
+    show_initial_rows: bool = False
+    comment: str | None = None
+    replace: bool = False
+    if_exists: bool = False  # IF NOT EXISTS for CREATE
+    like: str | None = None
+
+
+def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement | None:
+    """The stream statement `tree` is, or None.
+
+    Raises:
+        Unsupported: a stream on something other than a table, or starting AT | BEFORE a point.
+        SqlCompilationError: an option that is not a stream's.
+    """
+    head, rest = command_parts(tree) or ("", "")
+    rest = rest.strip().rstrip(";").strip()
+    if head == "CREATE" and (create := _CREATE.match(rest)):
+        return _create(create, ctx)
+    if head == "CREATE" and re.match(r"^(OR\s+REPLACE\s+)?STREAM\b", rest, re.IGNORECASE):
+        raise Unsupported("CREATE STREAM supports streams ON TABLE.")
+    if head == "DROP" and (drop := _DROP.match(rest)):
+        return StreamStatement("DROP", _parts(drop["name"], ctx), if_exists=bool(drop["exists"]))
+    if head == "SHOW" and (show := _SHOW.match(rest)):
+        return _show(show, ctx)
+    return None
+
+
+def _parts(name: str, ctx: SqlContext) -> list[str]:
+    return qualify(table_parts(exp.to_table(name, dialect="snowflake")), ctx, "STREAM")
+
+
+def _create(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
+    options: dict[str, str] = {}
+    text = match["options"].strip()
+    while text:
+        option = _OPTION.match(text)
+        if option is None:
+            if re.match(r"(AT|BEFORE)\s*\(", text, re.IGNORECASE):
+                raise Unsupported("CREATE STREAM ... AT | BEFORE is not supported yet.")
+            raise SqlCompilationError(
+                f"syntax error: unexpected '{text.split()[0]}' in CREATE STREAM.", code=1003
+            )
+        options[option[1].upper()] = option[2]
+        text = text[option.end() :].strip()
+    comment = options.get("COMMENT")
+    return StreamStatement(
+        "CREATE",
+        _parts(match["name"], ctx),
+        _parts(match["table"], ctx),
+        append_only=options.get("APPEND_ONLY", "FALSE").upper() == "TRUE",
+        show_initial_rows=options.get("SHOW_INITIAL_ROWS", "FALSE").upper() == "TRUE",
+        comment=comment[1:-1].replace("''", "'") if comment else None,
+        replace=bool(match["replace"]),
+        if_exists=bool(match["exists"]),
+    )
+
+
+def _show(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
+    like = match["like"].replace("''", "'") if match["like"] is not None else None
+    kind, scope = (match["kind"] or "").upper(), match["scope"]
+    if kind == "ACCOUNT":
+        return StreamStatement("SHOW", [], like=like)
+    if scope is None:  # the current schema
+        return StreamStatement("SHOW", [p for p in (ctx.database, ctx.schema) if p], like=like)
+    named = exp.to_table(scope, dialect="snowflake")
+    if kind == "DATABASE":
+        return StreamStatement("SHOW", [normalize(named.this)], like=like)
+    schema = [named.args.get("db"), named.this, exp.to_identifier("_")]
+    return StreamStatement("SHOW", qualify(schema, ctx, "SHOW")[:2], like=like)
+
+
+def changes_of(table: list[str], append_only: bool, start: int | None, end: int | None) -> exp.Table:
+    """A reference to `table` reading the CHANGES from snapshot `start` to snapshot `end` (None:
+    the table's beginning; an empty table): what a stream reference reads."""
+
+    def at(which: str, snapshot: int | None) -> exp.HistoricalData:
+        value = exp.Null() if snapshot is None else exp.Literal.number(snapshot)
+        return exp.HistoricalData(this=which, kind="SNAPSHOT", expression=value)
+
+    changes = exp.Changes(
+        information=exp.Var(this="APPEND_ONLY" if append_only else "DEFAULT"),
+        at_before=at("AT", start),
+        end=at("END", end),
+    )
+    database, schema, name = (exp.to_identifier(p, quoted=True) for p in table)
+    return exp.Table(this=name, db=schema, catalog=database, changes=changes)

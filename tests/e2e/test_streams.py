@@ -1,0 +1,91 @@
+"""Streams through the connector: a stream reads its table's changes since its offset; DML that
+reads it moves the offset when it commits.
+https://docs.snowflake.com/en/user-guide/streams-intro
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from snowflake.connector.errors import ProgrammingError
+
+
+@pytest.fixture
+def src(cur: Any) -> Any:
+    cur.execute("CREATE TABLE src (id INT, v TEXT)")
+    cur.execute("INSERT INTO src VALUES (1, 'a')")
+    cur.execute("CREATE TABLE dst (id INT, v TEXT, action TEXT)")
+    return cur
+
+
+def rows(cur: Any, sql: str) -> list[tuple[Any, ...]]:
+    return cur.execute(sql).fetchall()
+
+
+def test_a_stream_shows_the_net_changes_since_its_offset(src: Any) -> None:
+    src.execute("CREATE STREAM s ON TABLE src")
+    assert rows(src, "SELECT * FROM s") == []
+    assert rows(src, "SELECT SYSTEM$STREAM_HAS_DATA('s')") == [(False,)]
+    src.execute("INSERT INTO src VALUES (2, 'b'), (3, 'c')")
+    src.execute("UPDATE src SET v = 'A' WHERE id = 1")
+    src.execute("DELETE FROM src WHERE id = 3")
+    assert rows(src, "SELECT SYSTEM$STREAM_HAS_DATA('s')") == [(True,)]
+    src.execute("SELECT * FROM s ORDER BY id, METADATA$ACTION")
+    assert [d.name for d in src.description] == ["ID", "V", "METADATA$ACTION", "METADATA$ISUPDATE"]
+    expected = [(1, "a", "DELETE", False), (1, "A", "INSERT", False), (2, "b", "INSERT", False)]
+    assert src.fetchall() == expected
+    # A query does not move the offset (and its result is not reused once the offset moves).
+    assert rows(src, "SELECT * FROM s ORDER BY id, METADATA$ACTION") == expected
+
+
+def test_dml_reading_a_stream_moves_its_offset_when_it_commits(src: Any) -> None:
+    src.execute("CREATE STREAM s ON TABLE src")
+    src.execute("INSERT INTO src VALUES (2, 'b')")
+    src.execute("INSERT INTO dst SELECT id, v, METADATA$ACTION FROM s")
+    assert rows(src, "SELECT * FROM dst") == [(2, "b", "INSERT")]
+    assert rows(src, "SELECT COUNT(*) FROM s") == [(0,)]
+    src.execute("INSERT INTO src VALUES (3, 'c')")
+    src.execute("BEGIN")
+    src.execute("INSERT INTO dst SELECT id, v, METADATA$ACTION FROM s")
+    assert rows(src, "SELECT COUNT(*) FROM s") == [(1,)]  # moves at COMMIT, not before
+    src.execute("ROLLBACK")
+    assert rows(src, "SELECT id FROM s") == [(3,)]
+    src.execute("BEGIN")
+    src.execute(
+        "MERGE INTO dst USING s ON dst.id = s.id WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v, 'merged')"
+    )
+    src.execute("COMMIT")
+    assert rows(src, "SELECT COUNT(*) FROM s") == [(0,)]
+    assert rows(src, "SELECT id, action FROM dst ORDER BY id") == [(2, "INSERT"), (3, "merged")]
+
+
+def test_append_only_stream_with_initial_rows(src: Any) -> None:
+    src.execute("CREATE STREAM ao ON TABLE src APPEND_ONLY = TRUE SHOW_INITIAL_ROWS = TRUE COMMENT = 'all'")
+    src.execute("INSERT INTO src VALUES (2, 'b')")
+    src.execute("DELETE FROM src WHERE id = 1")  # not recorded by an append-only stream
+    assert rows(src, "SELECT id, METADATA$ACTION FROM ao ORDER BY id") == [(1, "INSERT"), (2, "INSERT")]
+    shown = src.execute("SHOW STREAMS LIKE 'AO'").fetchall()
+    names = [d.name for d in src.description]
+    (row,) = [dict(zip(names, r, strict=True)) for r in shown]
+    assert (row["name"], row["mode"], row["comment"], row["stale"]) == ("AO", "APPEND_ONLY", "all", "false")
+    assert row["table_name"].endswith(".PUBLIC.SRC")
+
+
+def test_stream_errors(src: Any) -> None:
+    src.execute("CREATE STREAM s ON TABLE src")
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("CREATE STREAM s ON TABLE src")
+    assert err.value.errno == 2002
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("CREATE STREAM bad ON TABLE nope")
+    assert err.value.errno == 2003
+    src.execute("CREATE OR REPLACE TABLE src (id INT)")
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("SELECT * FROM s")
+    assert "dropped or replaced" in err.value.msg
+    src.execute("DROP STREAM s")
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("SELECT * FROM s")
+    assert err.value.errno == 2003
+    src.execute("DROP STREAM IF EXISTS s")
