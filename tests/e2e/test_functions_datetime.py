@@ -176,3 +176,13 @@ def test_current_timestamp_stored_in_ntz_and_date_columns_is_the_session_wall_cl
         "ABS(DATEDIFF(second, dn, DATEADD(hour, 14, SYSDATE()))) < 60, d = CURRENT_DATE() FROM stamps"
     )
     assert cur.fetchone() == (True, True, True)
+
+
+def test_date_trunc_of_a_date_column_is_a_date(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/date_trunc: the input's type comes back
+    # (a DATE column gave a TIMESTAMP).
+    cur.execute("CREATE TABLE dts (d DATE)")
+    cur.execute("INSERT INTO dts VALUES ('2024-02-29')")
+    cur.execute("SELECT DATE_TRUNC('month', d), TRUNC(d, 'year'), DATE_TRUNC('week', d) FROM dts")
+    assert cur.fetchone() == (dt.date(2024, 2, 1), dt.date(2024, 1, 1), dt.date(2024, 2, 26))
+    assert [d.type_code for d in cur.description] == [3, 3, 3]  # DATE

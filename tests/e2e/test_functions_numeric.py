@@ -138,6 +138,25 @@ def test_floor_ceil_sign_of_numbers_are_exact_numbers(cur: Any) -> None:
     ]
 
 
+def test_round_of_a_number_is_an_exact_number(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/round: a NUMBER rounds to a NUMBER of
+    the asked scale (was a DOUBLE: 3.33 came back as a float, and past 15 digits inexact); half
+    away from zero, or to the even neighbour with 'HALF_TO_EVEN'."""
+    cur.execute("CREATE TABLE rn (a NUMBER(10, 2))")
+    cur.execute("INSERT INTO rn VALUES (10), (-7.55)")
+    cur.execute("SELECT ROUND(a / 3, 2), ROUND(a, 1), ROUND(a), ROUND(a, -1) FROM rn ORDER BY a")
+    assert cur.fetchall() == [
+        (Decimal("-2.52"), Decimal("-7.6"), -8, -10),
+        (Decimal("3.33"), Decimal("10.0"), 10, 10),
+    ]
+    assert [(d.type_code, d.scale) for d in cur.description] == [(0, 2), (0, 1), (0, 0), (0, 0)]
+    cur.execute(
+        "SELECT ROUND(12345678901234567.125, 2), ROUND(2.5, 0, 'HALF_TO_EVEN'), "
+        "ROUND(3.5, 0, 'HALF_TO_EVEN'), ROUND(-2.25, 1, 'HALF_TO_EVEN'), ROUND(250, -2, 'HALF_TO_EVEN')"
+    )
+    assert cur.fetchone() == (Decimal("12345678901234567.13"), 2, 4, Decimal("-2.2"), 200)
+
+
 def test_mode_keeps_its_arguments_type(cur: Any) -> None:
     cur.execute("CREATE TABLE md (a NUMBER(10, 2), i INT)")
     cur.execute("INSERT INTO md VALUES (1.25, 9007199254740993), (1.25, 9007199254740993), (2, 1)")

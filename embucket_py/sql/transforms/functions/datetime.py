@@ -11,6 +11,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.transforms.functions.column_kinds import kind_here
 from embucket_py.sql.transforms.functions.conversion import (
     BINARY_FORMATS,
     binary_to_text,
@@ -265,6 +266,8 @@ def date_trunc(part: str, value: exp.Expression) -> exp.Expression:
             return value
         raise Unsupported(f"date or time part '{part}' in DATE_TRUNC")
     kind = kind_of(value)
+    if kind is None and (kind_here(value) or "").startswith("DATE"):
+        kind = "date"  # a DATE column truncates to a DATE, as Snowflake keeps the input's type
     if kind == "timestamptz":  # truncated on the session zone's clock: days start at its midnight
         return instant_of(call("arrow_cast", _trunc(part, wall_of(value)), string(_NTZ)))
     truncated = _trunc(part, value)

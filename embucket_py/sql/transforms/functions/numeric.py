@@ -125,7 +125,11 @@ def _div0(node: exp.If, null_too: bool) -> exp.Expression:
 def _round(node: exp.Round) -> exp.Expression:
     value, places = node.this, node.args.get("decimals") or number(0)
     mode = node.args.get("truncate")
-    if isinstance(mode, exp.Literal) and mode.name.upper() == "HALF_TO_EVEN":
+    half_even = isinstance(mode, exp.Literal) and mode.name.upper() == "HALF_TO_EVEN"
+    exact = _at_places(node, "half_even" if half_even else "round")  # a NUMBER stays an exact NUMBER
+    if exact is not None:
+        return exact
+    if half_even:
         scaled = mul(value, call("power", number(10), places))
         tie = exp.EQ(
             this=call("abs", exp.Sub(this=scaled, expression=call("trunc", scaled.copy()))),
@@ -142,10 +146,11 @@ def _round(node: exp.Round) -> exp.Expression:
 
 
 def _at_places(node: exp.Expression, direction: str) -> exp.Expression | None:
-    """TRUNC/FLOOR/CEIL of a NUMBER to a constant number of digits stays an exact NUMBER of scale
+    """ROUND/TRUNC/FLOOR/CEIL of a NUMBER to a constant number of digits stays an exact NUMBER of scale
     max(digits, 0), as on Snowflake (DataFusion gives a DOUBLE, or keeps the input's scale): the
     remainder modulo 10^-digits (with the dividend's sign) taken off, then one step down for a
-    negative remainder (FLOOR) or up for a positive one (CEIL). None when the input is no NUMBER
+    negative remainder (FLOOR), up for a positive one (CEIL), away from zero for one of at least
+    half a step (ROUND; with HALF_TO_EVEN a tie goes to the even neighbour). None when the input is no NUMBER
     or the digits are no constant."""
     places = node.args.get("decimals") or number(0)
     scale = number_scale(node.this)
@@ -155,10 +160,29 @@ def _at_places(node: exp.Expression, direction: str) -> exp.Expression | None:
     if digits >= scale:
         return node.this  # nothing to cut
     target = f"NUMBER(38, {max(digits, 0)})"
-    step = cast(exp.Literal.number(format(Decimal(1).scaleb(-digits), "f")), target)
+    step = _decimal_literal(Decimal(1).scaleb(-digits))
     remainder = exp.Mod(this=paren(node.this.copy()), expression=step)
     cut: exp.Expression = exp.Sub(this=paren(node.this), expression=paren(remainder))
-    if direction != "trunc":
+    if direction in ("round", "half_even"):
+        half = _decimal_literal(Decimal(5).scaleb(-digits - 1))
+        up: exp.Expression = exp.GTE(this=remainder.copy(), expression=half)
+        down: exp.Expression = exp.LTE(this=remainder.copy(), expression=exp.Neg(this=half.copy()))
+        if direction == "half_even":  # a tie goes to the even neighbour
+            odd = exp.NEQ(
+                this=exp.Mod(this=paren(cut.copy()), expression=_decimal_literal(Decimal(2).scaleb(-digits))),
+                expression=number(0),
+            )
+            up = exp.or_(exp.GT(this=remainder.copy(), expression=half.copy()), exp.and_(up, odd))
+            down = exp.or_(
+                exp.LT(this=remainder.copy(), expression=exp.Neg(this=half.copy())),
+                exp.and_(down, odd.copy()),
+            )
+        adjust = exp.Case(
+            ifs=[exp.If(this=up, true=step.copy()), exp.If(this=down, true=exp.Neg(this=step.copy()))],
+            default=number(0),
+        )
+        cut = exp.Add(this=cut, expression=adjust)
+    elif direction != "trunc":
         past = exp.LT if direction == "floor" else exp.GT
         adjust = exp.Case(
             ifs=[exp.If(this=past(this=remainder.copy(), expression=number(0)), true=step.copy())],
@@ -166,6 +190,12 @@ def _at_places(node: exp.Expression, direction: str) -> exp.Expression | None:
         )
         cut = (exp.Sub if direction == "floor" else exp.Add)(this=cut, expression=adjust)
     return cast(cut, target)
+
+
+def _decimal_literal(value: Decimal) -> exp.Expression:
+    """An exact NUMBER literal at its own scale (0.05 -> CAST(0.05 AS NUMBER(38, 2)))."""
+    text = format(value, "f")
+    return cast(exp.Literal.number(text), f"NUMBER(38, {len(text.partition('.')[2])})")
 
 
 def _floor_ceil(node: exp.Expression, name: str) -> exp.Expression:
