@@ -28,6 +28,7 @@ _UNKNOWN_FUNCTION = re.compile(r"Invalid function '([^']+)'")
 # Decimal casts and arithmetic past 38 digits (a cast names the unscaled value: left out).
 _CAST_OVERFLOW = re.compile(r"Cannot cast to Decimal128\((\d+), (\d+)\)\. Overflowing")
 _PRECISION_OVERFLOW = re.compile(r"(-?[\d.]+) is too large to store in a Decimal128 of precision")
+_INT64_OVERFLOW = re.compile(r"value of (-?\d+) is out of range Int64")
 _ARITHMETIC_OVERFLOW = re.compile(r"Overflow happened on: (\S+ \S \S+)")
 _CHR = re.compile(r"invalid Unicode scalar value: (-?\d+)")
 # Arrow's failed text cast (often raised while the optimizer folds a constant, which names only
@@ -92,6 +93,8 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         )
     if match := _PRECISION_OVERFLOW.search(text):  # a value past its NUMBER(p, s) column
         return errors.NumericValueOutOfRange(f"Numeric value '{match[1]}' is out of range")
+    if match := _INT64_OVERFLOW.search(text):  # an exact product where a 64-bit integer is needed
+        return errors.NumberOutOfRange(f"Number out of representable range: value {match[1]}")
     if match := _ARITHMETIC_OVERFLOW.search(text):
         return errors.NumberOutOfRange(f"Number out of representable range: value {match[1]}")
     if match := _UNCAST.search(text):

@@ -138,6 +138,24 @@ def test_floor_ceil_sign_of_numbers_are_exact_numbers(cur: Any) -> None:
     ]
 
 
+def test_integer_products_do_not_wrap(cur: Any) -> None:
+    """NUMBER(38, 0) holds 38 digits: 5000000000 * 5000000000 is 25000000000000000000 (DataFusion's
+    64-bit product wrapped to 6553255926290448384); where a function needs a 64-bit integer, a
+    product past it is Snowflake's out-of-range error, never a wrong number."""
+    cur.execute("CREATE TABLE big (a INT, b INT, s TEXT)")
+    cur.execute("INSERT INTO big VALUES (5000000000, 5000000000, 'x'), (3, 4, 'ab')")
+    assert cur.execute("SELECT 5000000000 * 5000000000").fetchone() == (25000000000000000000,)
+    assert cur.execute("SELECT a * b, a * b * 2 FROM big ORDER BY a").fetchall() == [
+        (12, 24),
+        (25000000000000000000, 50000000000000000000),
+    ]
+    assert cur.execute("SELECT SUM(a * b) FROM big WHERE a * b > 0").fetchone() == (25000000000000000012,)
+    assert cur.execute("SELECT REPEAT(s, a * b) FROM big WHERE a = 3").fetchone() == ("ab" * 12,)
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        cur.execute("SELECT REPEAT(s, a * b) FROM big")
+    assert (info.value.errno, info.value.sqlstate) == (100046, "22003")
+
+
 def test_round_of_a_number_is_an_exact_number(cur: Any) -> None:
     """https://docs.snowflake.com/en/sql-reference/functions/round: a NUMBER rounds to a NUMBER of
     the asked scale (was a DOUBLE: 3.33 came back as a float, and past 15 digits inexact); half

@@ -6,6 +6,7 @@ https://docs.snowflake.com/en/sql-reference/operators-arithmetic#scale-and-preci
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from sqlglot import exp
@@ -15,6 +16,7 @@ from embucket_py.sql.transforms.functions.column_kinds import SEMI_KINDS, fixed_
 from embucket_py.sql.transforms.functions.temporal import (
     call,
     cast,
+    int64,
     is_text,
     kind_of,
     mul,
@@ -278,9 +280,51 @@ def _numeric_operands(node: exp.Expression) -> exp.Expression | None:
     return None
 
 
+def _is_int64(node: exp.Expression) -> bool:
+    """An operand DataFusion multiplies as a 64-bit integer: an integer literal, a column stored as
+    one (NUMBER(p, 0) up to 18 digits, or NUMBER(38, 0), both Iceberg longs)."""
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Literal):
+        return not node.is_string and node.is_int
+    if isinstance(node, exp.Column):
+        match = re.fullmatch(r"FIXED\((\d+),0\)", stored_kind(node, active()) or "")
+        return match is not None and (int(match[1]) <= 18 or int(match[1]) == 38)
+    return False
+
+
+# Where a NUMBER(38, 0) product may stand instead of a 64-bit integer.
+_DECIMAL_PARENTS = (exp.Alias, exp.Select, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Cast, exp.Ordered)
+_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
+
+
+def _takes_decimals(node: exp.Expression) -> bool:
+    parent, child = node.parent, node
+    while isinstance(parent, exp.Paren):
+        parent, child = parent.parent, parent
+    if isinstance(parent, _DECIMAL_PARENTS + _COMPARED):
+        return True
+    if isinstance(parent, _ARITHMETIC):
+        other = parent.expression if parent.this is child else parent.this
+        return number_scale(other) is not None
+    return False
+
+
+def _integer_product(node: exp.Mul) -> exp.Expression:
+    """Integers multiply exactly, as Snowflake's NUMBER(38, 0) does (DataFusion's 64-bit product
+    wraps: 5000000000 * 5000000000 was 6553255926290448384): as a NUMBER(38, 0) where one is
+    taken, else back to a 64-bit integer for the functions that need one, checked (past 64 bits
+    that cast fails: an error, never a wrong number)."""
+    exact = exp.Mul(this=cast(node.this, "NUMBER(38, 0)"), expression=node.expression)
+    return exact if _takes_decimals(node) else int64(exact)
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if (doubled := _numeric_operands(node)) is not None:
         return doubled
+    if isinstance(node, exp.Mul) and _is_int64(node.this) and _is_int64(node.expression):
+        return _integer_product(node)
     if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
         return _exponent_literal(node)
     if isinstance(node, exp.WidthBucket):
