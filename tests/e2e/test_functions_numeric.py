@@ -150,6 +150,8 @@ def test_integer_products_do_not_wrap(cur: Any) -> None:
         (25000000000000000000, 50000000000000000000),
     ]
     assert cur.execute("SELECT SUM(a * b) FROM big WHERE a * b > 0").fetchone() == (25000000000000000012,)
+    cur.execute("INSERT INTO big VALUES (9000000000000000000, 1, 'y'), (9000000000000000000, 1, 'z')")
+    assert cur.execute("SELECT SUM(a) FROM big WHERE b = 1").fetchone() == (18000000000000000000,)
     assert cur.execute("SELECT REPEAT(s, a * b) FROM big WHERE a = 3").fetchone() == ("ab" * 12,)
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
         cur.execute("SELECT REPEAT(s, a * b) FROM big")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
-from embucket_py.sql.transforms.functions.numeric import number_scale, quotient_scale
+from embucket_py.sql.transforms.functions.numeric import is_int64, number_scale, quotient_scale
 from embucket_py.sql.transforms.functions.temporal import (
     add,
     call,
@@ -235,6 +235,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if isinstance(node.parent, exp.Window):
             raise Unsupported("PERCENTILE_DISC as a window function")
         return _percentile_disc(node)
+    if isinstance(node, exp.Sum) and is_int64(node.this):
+        # Summed as NUMBER(38, 0), as Snowflake sums integers (DataFusion's 64-bit sum wraps).
+        return exp.Sum(this=cast(node.this, "NUMBER(38, 0)"))
     if isinstance(node, exp.Hll):
         # HLL is APPROX_COUNT_DISTINCT's other name (one HyperLogLog estimate).
         return exp.ApproxDistinct(this=node.this)

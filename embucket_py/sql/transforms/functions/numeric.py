@@ -280,7 +280,7 @@ def _numeric_operands(node: exp.Expression) -> exp.Expression | None:
     return None
 
 
-def _is_int64(node: exp.Expression) -> bool:
+def is_int64(node: exp.Expression) -> bool:
     """An operand DataFusion multiplies as a 64-bit integer: an integer literal, a column stored as
     one (NUMBER(p, 0) up to 18 digits, or NUMBER(38, 0), both Iceberg longs)."""
     while isinstance(node, exp.Paren | exp.Neg):
@@ -323,7 +323,7 @@ def _integer_product(node: exp.Mul) -> exp.Expression:
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if (doubled := _numeric_operands(node)) is not None:
         return doubled
-    if isinstance(node, exp.Mul) and _is_int64(node.this) and _is_int64(node.expression):
+    if isinstance(node, exp.Mul) and is_int64(node.this) and is_int64(node.expression):
         return _integer_product(node)
     if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
         return _exponent_literal(node)
