@@ -35,12 +35,15 @@ def alter_table(
             tables.swap(ref, TableName(*action.other))
         elif isinstance(action, a.AddColumn):
             c = action.column
+            if action.if_not_exists and c.name in _columns_of(tables, ref):
+                continue
             if not c.nullable:
                 # Iceberg cannot add a required column to existing rows without a default.
                 raise Unsupported(f"Adding NOT NULL column {naming.quote(c.name)} is not supported yet.")
             change.add.append(Column(c.name, c.type, c.nullable, c.comment, c.default))
         elif isinstance(action, a.DropColumn):
-            change.drop.append(action.name)
+            if not (action.if_exists and action.name not in _columns_of(tables, ref)):
+                change.drop.append(action.name)
         elif isinstance(action, a.RenameColumn):
             change.rename.append((action.old, action.new))
         elif isinstance(action, a.SetColumnType):

@@ -12,8 +12,8 @@ https://docs.snowflake.com/en/user-guide/streams-intro
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
-from contextvars import ContextVar
 from datetime import UTC, datetime
 
 from pyiceberg.table import Table
@@ -32,19 +32,21 @@ from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, qualify, table_parts
 from embucket_py.sql.streams import StreamStatement, changes_of
 
-# The streams the running statement read: qualified name -> the snapshot read up to.
-_READS: ContextVar[dict[tuple[str, str, str], int | None] | None] = ContextVar("stream_reads", default=None)
+# The streams the running statement read: qualified name -> the snapshot read up to. A statement
+# runs on one thread; a thread-local, not a ContextVar (CPython 3.11's context HAMT can crash in GC).
+_reading = threading.local()
 
 
 @contextlib.contextmanager
 def consuming() -> Iterator[dict[tuple[str, str, str], int | None]]:
     """Collects the streams a DML statement reads (and the versions read up to)."""
     reads: dict[tuple[str, str, str], int | None] = {}
-    token = _READS.set(reads)
+    outer = getattr(_reading, "reads", None)
+    _reading.reads = reads
     try:
         yield reads
     finally:
-        _READS.reset(token)
+        _reading.reads = outer
 
 
 def run(tables: Tables, session: Session, statement: StreamStatement) -> QueryResult:
@@ -113,7 +115,7 @@ def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
             this=exp.to_identifier(stream.name, quoted=True)
         )
         reference.replace(exp.Subquery(this=exp.select("*").from_(changes), alias=alias.copy()))
-        reads = _READS.get()
+        reads = getattr(_reading, "reads", None)
         if reads is not None:
             reads[(stream.database, stream.schema, stream.name)] = end
 

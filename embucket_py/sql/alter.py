@@ -96,9 +96,6 @@ def _action(node: exp.Expression, ctx: SqlContext) -> Action:
         return SwapWith(qualify(table_parts(node.this), ctx, "swap"))
     if isinstance(node, exp.ColumnDef):
         return AddColumn(column_def(node), bool(node.args.get("exists")))
-    if isinstance(node, exp.Drop) and str(node.args.get("kind")).upper() == "COLUMN":
-        column = (node.args.get("tables") or node.expressions)[0]
-        return DropColumn(normalize(column.this), bool(node.args.get("exists")))
     if isinstance(node, exp.RenameColumn):
         return RenameColumn(normalize(node.this.this), normalize(node.args["to"].this))
     if isinstance(node, exp.AlterColumn):
@@ -124,9 +121,17 @@ def _action(node: exp.Expression, ctx: SqlContext) -> Action:
     raise Unsupported(f"ALTER TABLE ... {node.sql(dialect='snowflake')[:60]} is not supported yet.")
 
 
+def _actions(node: exp.Expression, ctx: SqlContext) -> list[Action]:
+    """One clause's actions: DROP COLUMN a, b drops each column."""
+    if isinstance(node, exp.Drop) and str(node.args.get("kind")).upper() == "COLUMN":
+        exists = bool(node.args.get("exists"))
+        return [DropColumn(normalize(c.this), exists) for c in node.args.get("tables") or node.expressions]
+    return [_action(node, ctx)]
+
+
 def alter_def(tree: exp.Alter, ctx: SqlContext) -> AlterTable:
     parts = qualify(table_parts(tree.this), ctx, "ALTER TABLE")
-    actions = [_action(a, ctx) for a in tree.args.get("actions") or []]
+    actions = [action for a in tree.args.get("actions") or [] for action in _actions(a, ctx)]
     return AlterTable(parts, bool(tree.args.get("exists")), actions)
 
 

@@ -135,6 +135,17 @@ def test_set_and_drop_not_null_and_drop_default(t: Any) -> None:
     assert t.execute("SELECT c FROM d").fetchall() == [(None,)]
 
 
+def test_drop_several_columns_and_if_exists(t: Any) -> None:
+    t.execute("ALTER TABLE t ADD COLUMN c INT, d TEXT")
+    t.execute("ALTER TABLE t DROP COLUMN c, d")  # both go (only the first did)
+    assert [d.name for d in t.execute("SELECT * FROM t").description] == ["A", "B", "P"]
+    t.execute("ALTER TABLE t DROP COLUMN IF EXISTS nope")
+    t.execute("ALTER TABLE t ADD COLUMN IF NOT EXISTS b INT")
+    assert [d.name for d in t.execute("SELECT * FROM t").description] == ["A", "B", "P"]
+    with pytest.raises(ProgrammingError):
+        t.execute("ALTER TABLE t DROP COLUMN nope")
+
+
 def test_table_comment(t: Any) -> None:
     t.execute("ALTER TABLE t SET COMMENT = 'hello'")
     t.execute("ALTER TABLE t UNSET COMMENT")

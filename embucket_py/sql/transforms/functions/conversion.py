@@ -358,7 +358,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                 operand.replace(timestamp_text(operand.copy(), kind))
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
         return _zoned_cast(node)
-    if isinstance(node, exp.Cast) and kind_of(node.this) == "string":
+    if isinstance(node, exp.Cast) and "string" in (kind_of(node.this), _column_kind(node.this)):
         rewritten = _text_cast(node)
         if rewritten is not None:
             return rewritten
