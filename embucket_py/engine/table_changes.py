@@ -9,9 +9,9 @@ deletes, as Snowflake reports them. APPEND_ONLY reads the files appended by INSE
 statements in between, whatever happened to their rows later.
 https://docs.snowflake.com/en/sql-reference/constructs/changes
 
-Not kept: METADATA$ROW_ID (Iceberg v2 data has no row identity), and an UPDATE's rows are reported
-as a DELETE and an INSERT with METADATA$ISUPDATE FALSE (which DELETE goes with which INSERT cannot
-be told without one).
+Not kept: METADATA$ROW_ID (Iceberg v2 data has no row identity). Without one, the two halves of
+an UPDATE (a DELETE and an INSERT) are paired by the table's PRIMARY KEY, when it declares one:
+METADATA$ISUPDATE is TRUE for both; without a key it is FALSE.
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from __future__ import annotations
 import uuid
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from datafusion import DataFrame, SessionContext
 from pyiceberg.manifest import ManifestEntryStatus
 from pyiceberg.table import Table
 
 from embucket_py import naming
+from embucket_py.catalog.constraints import keys_of
 from embucket_py.catalog.tables import Tables, TimeTravelUnavailable
 from embucket_py.engine.file_sets import SNAPSHOT_FILES
 from embucket_py.engine.time_travel import resolve
@@ -57,7 +59,8 @@ def changes_frame(
     before, after = _live(table, start), _live(table, end)
     added = read_files([p for p in after if p not in before], schema, ids)
     removed = read_files([p for p in before if p not in after], schema, ids)
-    return ctx.from_arrow(_labelled(*_net(ctx, added, removed)))
+    key = next((k.columns for k in keys_of(table) if k.type == "PRIMARY KEY"), None)
+    return ctx.from_arrow(_labelled(*_net(ctx, added, removed), key=key))
 
 
 def _current(table: Table) -> int | None:
@@ -130,10 +133,24 @@ def _net(ctx: SessionContext, added: pa.Table, removed: pa.Table) -> tuple[pa.Ta
             ctx.deregister_table(name)
 
 
-def _labelled(inserted: pa.Table, deleted: pa.Table) -> pa.Table:
-    """The rows with METADATA$ACTION and METADATA$ISUPDATE, inserts first."""
+def _labelled(inserted: pa.Table, deleted: pa.Table, key: list[str] | None = None) -> pa.Table:
+    """The rows with METADATA$ACTION and METADATA$ISUPDATE, inserts first. With a primary key,
+    an INSERT and a DELETE of the same key are the two halves of an UPDATE."""
     parts = []
-    for rows, action in ((inserted, "INSERT"), (deleted, "DELETE")):
+    for rows, other, action in ((inserted, deleted, "INSERT"), (deleted, inserted, "DELETE")):
+        updated = _same_key(rows, other, key) if key else pa.array([False] * rows.num_rows, pa.bool_())
         rows = rows.append_column(ACTION, pa.array([action] * rows.num_rows, pa.string()))
-        parts.append(rows.append_column(IS_UPDATE, pa.array([False] * rows.num_rows, pa.bool_())))
+        parts.append(rows.append_column(IS_UPDATE, updated))
     return pa.concat_tables(parts)
+
+
+def _same_key(rows: pa.Table, other: pa.Table, key: list[str]) -> pa.Array:
+    """Whether each row's key values (all non-NULL) are also some row's of `other`."""
+
+    def keys(table: pa.Table) -> pa.Array:
+        texts = [pc.cast(table.column(naming.stored(c)), pa.string()) for c in key]
+        return pc.binary_join_element_wise(*texts, "\x1f")
+
+    if not rows.num_rows or not other.num_rows:
+        return pa.array([False] * rows.num_rows, pa.bool_())
+    return pc.fill_null(pc.is_in(keys(rows), value_set=keys(other).combine_chunks()), False)

@@ -89,3 +89,20 @@ def test_stream_errors(src: Any) -> None:
         src.execute("SELECT * FROM s")
     assert err.value.errno == 2003
     src.execute("DROP STREAM IF EXISTS s")
+
+
+def test_an_update_is_paired_by_the_primary_key(cur: Any) -> None:
+    """Snowflake marks both halves of an UPDATE METADATA$ISUPDATE; without row ids in Iceberg v2
+    data they are paired by the table's primary key (without one they stay FALSE)."""
+    cur.execute("CREATE TABLE pk (id INT PRIMARY KEY, v TEXT)")
+    cur.execute("INSERT INTO pk VALUES (1, 'a'), (2, 'b')")
+    cur.execute("CREATE STREAM ps ON TABLE pk")
+    cur.execute("UPDATE pk SET v = 'A' WHERE id = 1")
+    cur.execute("INSERT INTO pk VALUES (3, 'c')")
+    cur.execute("DELETE FROM pk WHERE id = 2")
+    assert rows(cur, "SELECT id, v, METADATA$ACTION, METADATA$ISUPDATE FROM ps ORDER BY id, 3") == [
+        (1, "a", "DELETE", True),
+        (1, "A", "INSERT", True),
+        (2, "b", "DELETE", False),
+        (3, "c", "INSERT", False),
+    ]
