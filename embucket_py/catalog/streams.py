@@ -62,6 +62,16 @@ class Streams:
         clause = sa.and_(c.database == naming.stored(database), c.schema == naming.stored(schema))
         return clause if name is None else sa.and_(clause, c.name == naming.stored(name))
 
+    def any_of(self, names: list[list[str]]) -> bool:
+        """Whether any of these qualified names is a stream (one metastore query for them all)."""
+        if not names:
+            return False
+        c = streams_table.c
+        keys = [tuple(naming.stored(p) for p in parts) for parts in names]
+        query = sa.select(c.name).where(sa.tuple_(c.database, c.schema, c.name).in_(keys)).limit(1)
+        with self.metastore.engine.connect() as conn:
+            return conn.execute(query).first() is not None
+
     def get(self, database: str, schema: str, name: str) -> Stream | None:
         found = self.list(database, schema, name)
         return found[0] if found else None

@@ -94,7 +94,7 @@ def translate(
     references = views.references(tree, ctx)
     has_views = any([_view(tables, parts, found) for _, parts in references])
     # A name that is no view may be a stream (read as its table's changes).
-    has_streams = any(tables.streams.get(*parts) for _, parts in references if found[tuple(parts)] is None)
+    has_streams = tables.streams.any_of([parts for _, parts in references if found[tuple(parts)] is None])
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
     changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree)
     if changed or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):

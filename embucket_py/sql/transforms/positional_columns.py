@@ -12,7 +12,6 @@ from sqlglot import exp
 
 from embucket_py.errors import InvalidIdentifier
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import normalize
 from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
 
 
@@ -25,18 +24,10 @@ def _position(node: exp.Expression) -> int | None:
 def _columns(select: exp.Select, table: str, resolver: SourceColumns) -> list[exp.Column] | None:
     """References to the select's FROM columns in order (of the item named `table` only, if one
     is); None when some are not known."""
-    from_ = select.args.get("from_") or select.args.get("from")
-    sources = [from_.this] if from_ is not None else []
-    sources += [j.this for j in select.args.get("joins") or []]
-    if table:
-        sources = [s for s in sources if normalize(s.alias_or_name) == normalize(table)]
-    columns = []
-    for source in sources:
-        names, qualifier = resolver.of_source(source), qualifier_of(source)
-        if names is None or (qualifier is None and len(sources) > 1):
-            return None
-        columns += [qualified(n, qualifier) for n in names]
-    return columns or None
+    sources = resolver.star_sources(select, table or None, exp.Star())
+    if sources is None or (len(sources) > 1 and any(qualifier_of(s) is None for s, _ in sources)):
+        return None
+    return [qualified(n, qualifier_of(s)) for s, names in sources for n in names] or None
 
 
 def positional_columns(
