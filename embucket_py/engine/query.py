@@ -101,7 +101,8 @@ def translate(
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
-        streams.expand(tables, tree, ctx)
+        if has_streams:
+            streams.expand(tables, tree, ctx)
         sequences.expand(tables, tree, ctx)
         tree = system_functions(tables, tree, ctx)
         tree = streams.replace_has_data(tables, tree, ctx)

@@ -25,6 +25,7 @@ from embucket_py.catalog.streams import Stream
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.engine.table_changes import current_snapshot
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import views
@@ -63,7 +64,7 @@ def run(tables: Tables, session: Session, statement: StreamStatement) -> QueryRe
         return status(f"{name} successfully dropped." if dropped else "Drop statement executed successfully.")
     assert statement.table is not None
     table = tables.load(TableName(*statement.table))
-    start = None if statement.show_initial_rows else _current(table)
+    start = None if statement.show_initial_rows else current_snapshot(table)
     stream = Stream(
         database,
         schema,
@@ -79,11 +80,6 @@ def run(tables: Tables, session: Session, statement: StreamStatement) -> QueryRe
         return status(f"{name} already exists, statement succeeded.")
     grants.set_owner(securable, session.role, session.role)
     return status(f"Stream {name} successfully created.", StatementType.DDL)
-
-
-def _current(table: Table) -> int | None:
-    snapshot = table.current_snapshot()
-    return snapshot.snapshot_id if snapshot else None
 
 
 def _base(tables: Tables, stream: Stream) -> Table:
@@ -109,7 +105,7 @@ def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
         stream = tables.streams.get(*parts)
         if stream is None:
             continue
-        end = _current(_base(tables, stream))
+        end = current_snapshot(_base(tables, stream))
         changes = changes_of(list(stream.table), stream.append_only, stream.offset, end)
         alias = reference.args.get("alias") or exp.TableAlias(
             this=exp.to_identifier(stream.name, quoted=True)
@@ -152,7 +148,7 @@ def replace_has_data(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> e
 
 
 def _has_data(table: Table, stream: Stream) -> bool:
-    snapshot_id = _current(table)
+    snapshot_id = current_snapshot(table)
     while snapshot_id is not None and snapshot_id != stream.offset:
         snapshot = table.snapshot_by_id(snapshot_id)
         if snapshot is None:

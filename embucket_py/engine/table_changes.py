@@ -49,7 +49,7 @@ def changes_frame(
     from embucket_py.engine.context import read_files  # context registers these frames
 
     start = resolve(table, name, span.start, sql_ctx).snapshot_id
-    end = resolve(table, name, span.end, sql_ctx).snapshot_id if span.end else _current(table)
+    end = resolve(table, name, span.end, sql_ctx).snapshot_id if span.end else current_snapshot(table)
     chain = _snapshots_between(table, start, end, name)
     schema = Tables.arrow_schema(table)
     ids = [f.field_id for f in table.schema().fields]
@@ -57,13 +57,14 @@ def changes_frame(
         inserted = read_files(_appended(table, chain), schema, ids)
         return ctx.from_arrow(_labelled(inserted, schema.empty_table()))
     before, after = _live(table, start), _live(table, end)
-    added = read_files([p for p in after if p not in before], schema, ids)
-    removed = read_files([p for p in before if p not in after], schema, ids)
+    kept = set(before) & set(after)
+    added = read_files([p for p in after if p not in kept], schema, ids)
+    removed = read_files([p for p in before if p not in kept], schema, ids)
     key = next((k.columns for k in keys_of(table) if k.type == "PRIMARY KEY"), None)
     return ctx.from_arrow(_labelled(*_net(ctx, added, removed), key=key))
 
 
-def _current(table: Table) -> int | None:
+def current_snapshot(table: Table) -> int | None:
     snapshot = table.current_snapshot()
     return snapshot.snapshot_id if snapshot else None
 
