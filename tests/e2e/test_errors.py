@@ -115,6 +115,13 @@ def test_values_mixing_numbers_and_strings_take_the_number_type(cur: Any) -> Non
             "'sixsix'",
         ),
         ("INSERT INTO lim VALUES (2, 'ab', 1234)", 100039, "22003", "out of range"),
+        # A cast never truncates either (TRY_CAST gives NULL).
+        (
+            "INSERT INTO lim SELECT 2, name::VARCHAR(3), n FROM lim",
+            100074,
+            "22001",
+            "String 'abcde' is too long",
+        ),
     ],
 )
 def test_values_beyond_their_columns_type_are_refused(

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datafusion import SessionContext, udf
 
-from embucket_py.errors import UrlParseError
+from embucket_py.errors import StringTooLong, UrlParseError
 from embucket_py.types import SFTYPE_KEY
 
 ARRAY_FIELD = pa.field("array", pa.string(), metadata={SFTYPE_KEY: b"ARRAY"})
@@ -290,6 +290,16 @@ def _uuid5(namespaces: pa.Array, names: pa.Array) -> pa.Array:
     return per_distinct_pair(namespaces, names, lambda ns, n: str(uuid.uuid5(uuid.UUID(ns), n)), pa.string())
 
 
+def _fits(values: pa.Array, limits: pa.Array) -> pa.Array:
+    """Text cast to VARCHAR(n), unchanged: Snowflake never truncates a cast, a longer value is
+    its error (TRY_CAST gives NULL instead, sql/transforms/functions/conversion.py)."""
+    too_long = pc.fill_null(pc.greater(pc.utf8_length(values), limits), False)
+    if pc.any(too_long).as_py():
+        value = pc.filter(values, too_long)[0].as_py()
+        raise StringTooLong(f"String '{value}' is too long and would be truncated")
+    return values
+
+
 def _plain_args(fn: Callable[..., pa.Array]) -> Callable[..., pa.Array]:
     def call(*args: pa.Array) -> pa.Array:
         return fn(*(plain(a) for a in args))
@@ -337,6 +347,9 @@ _UDFS = [
         name="sf_parse_url",
     ),
     udf(_plain_args(_uuid5), [_field("ns"), _field("name")], _field("r"), "immutable", name="sf_uuid5"),
+    udf(
+        _plain_args(_fits), [_field("s"), _field("n", _INT)], _field("r"), "immutable", name="sf_fits_varchar"
+    ),
 ]
 
 

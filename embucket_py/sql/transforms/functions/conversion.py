@@ -33,6 +33,7 @@ from embucket_py.sql.transforms.functions.zones import (
     wall_of,
     zone_name,
 )
+from embucket_py.types import MAX_VARCHAR
 
 _UTC = 'Timestamp(Microsecond, Some("UTC"))'
 _NTZ = "Timestamp(Microsecond, None)"
@@ -342,11 +343,23 @@ _WALL_TYPES = (
 )
 
 
+def _bounded_text(node: exp.Cast) -> exp.Expression | None:
+    """CAST(x AS VARCHAR(n)) of a constant n: the text, checked to fit (Snowflake refuses a longer
+    value, 100074, where DataFusion ignores the length)."""
+    length = node.to.expressions[0] if node.to.expressions else None
+    size = length.this if isinstance(length, exp.DataTypeParam) else None
+    if not (isinstance(size, exp.Literal) and size.is_int) or int(size.to_py()) >= MAX_VARCHAR:
+        return None
+    return call("sf_fits_varchar", exp.Cast(this=node.this, to=exp.DataType.build("VARCHAR")), size.copy())
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if type(node) is exp.Cast and node.to.is_type(*exp.DataType.TEXT_TYPES):
         kind = timestamp_kind(node.this)
         if kind is not None:
             return timestamp_text(node.this, kind)
+        if (bounded := _bounded_text(node)) is not None:
+            return bounded
     _compared_as_instants(node)
     if type(node) is exp.Cast and node.to.is_type(*_WALL_TYPES) and kind_of(node.this) == "timestamptz":
         # An instant's date, time or wall clock is the session zone's.
