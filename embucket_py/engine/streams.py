@@ -1,4 +1,4 @@
-"""Streams: CREATE / DROP STREAM, SHOW STREAMS, stream references in queries, the offsets a DML
+"""Streams: CREATE / DROP / DESCRIBE STREAM, SHOW STREAMS, stream references in queries, the offsets a DML
 statement moves, and SYSTEM$STREAM_HAS_DATA.
 
 A stream reference reads its table's CHANGES (engine/table_changes.py) from the stream's offset
@@ -57,6 +57,11 @@ def run(tables: Tables, session: Session, statement: StreamStatement) -> QueryRe
     grants = tables.metastore.grants
     if statement.action == "SHOW":
         return _show(tables, statement)
+    if statement.action == "DESCRIBE":
+        stream = tables.streams.get(database, schema, name)
+        if stream is None:
+            raise object_not_found("Stream", ".".join(statement.parts))
+        return constant(SHOW_STREAMS, [_row(tables, stream)], StatementType.DESCRIBE)
     if statement.action == "DROP":
         dropped = tables.streams.drop(database, schema, name, if_exists=statement.if_exists)
         if dropped:
@@ -171,24 +176,21 @@ SHOW_STREAMS: Columns = [
 
 
 def _show(tables: Tables, statement: StreamStatement) -> QueryResult:
-    rows = []
-    for database, schema in _scopes(tables, statement.parts):
-        for s in tables.streams.list(database, schema):
-            if statement.like is not None and not like_matches(statement.like, s.name):
-                continue
-            table, created = ".".join(s.table), s.created_on or datetime.now(UTC)
-            mode = "APPEND_ONLY" if s.append_only else "DEFAULT"
-            stale = "true" if _stale(tables, s) else "false"
-            owned = (
-                created.replace(tzinfo=UTC),
-                s.name,
-                s.database,
-                s.schema,
-                s.owner or "",
-                s.comment or "",
-            )
-            rows.append((*owned, table, "Table", table, "DELTA", stale, mode, None, "N/A", "ROLE"))
+    rows = [
+        _row(tables, s)
+        for database, schema in _scopes(tables, statement.parts)
+        for s in tables.streams.list(database, schema)
+        if statement.like is None or like_matches(statement.like, s.name)
+    ]
     return constant(SHOW_STREAMS, rows, StatementType.SHOW)
+
+
+def _row(tables: Tables, s: Stream) -> tuple[object, ...]:
+    table, created = ".".join(s.table), s.created_on or datetime.now(UTC)
+    mode = "APPEND_ONLY" if s.append_only else "DEFAULT"
+    stale = "true" if _stale(tables, s) else "false"
+    owned = (created.replace(tzinfo=UTC), s.name, s.database, s.schema, s.owner or "", s.comment or "")
+    return (*owned, table, "Table", table, "DELTA", stale, mode, None, "N/A", "ROLE")
 
 
 def _stale(tables: Tables, stream: Stream) -> bool:

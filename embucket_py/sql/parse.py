@@ -113,11 +113,16 @@ def _has_statement(text: str) -> bool:
         return True
 
 
+_DESCRIBE_STREAM = re.compile(r"^\s*DESC(?:RIBE)?\s+(STREAM\s+[^;]+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+
+
 def _parse_sql(text: str) -> list[exp.Expression]:
     text = quote_local_paths(text)
     try:
         trees = sqlglot.parse(text, read="snowflake")
     except ParseError as e:
+        if described := _DESCRIBE_STREAM.match(text):  # a kind sqlglot's DESCRIBE does not know
+            return [exp.Command(this="DESCRIBE", expression=exp.Literal.string(described[1]))]
         first = e.errors[0] if e.errors else {}
         line = first.get("line") or 1
         col = max((first.get("col") or 1) - 1, 0)

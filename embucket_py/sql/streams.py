@@ -1,4 +1,4 @@
-"""Stream statements (CREATE / DROP STREAM, SHOW STREAMS), which sqlglot reads as commands, and
+"""Stream statements (CREATE / DROP / DESCRIBE STREAM, SHOW STREAMS), which sqlglot reads as commands, and
 stream references as the CHANGES they read.
 
 https://docs.snowflake.com/en/sql-reference/sql/create-stream
@@ -22,7 +22,8 @@ _CREATE = re.compile(
     rf"\s+ON\s+TABLE\s+(?P<table>{_NAME})(?P<options>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
-_DROP = re.compile(rf"^STREAM\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{_NAME})\s*$", re.IGNORECASE | re.DOTALL)
+# DROP's and DESCRIBE's
+_NAMED = re.compile(rf"^STREAM\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{_NAME})\s*$", re.IGNORECASE | re.DOTALL)
 _SHOW = re.compile(
     r"^(?P<terse>TERSE\s+)?STREAMS(?:\s+LIKE\s+'(?P<like>(?:[^']|'')*)')?"
     rf"(?:\s+IN\s+(?:(?P<kind>ACCOUNT|DATABASE|SCHEMA)\s*)?(?P<scope>{_NAME})?)?\s*$",
@@ -33,7 +34,7 @@ _OPTION = re.compile(r"\s*(APPEND_ONLY|SHOW_INITIAL_ROWS|COMMENT)\s*=\s*('(?:[^'
 
 @dataclass(frozen=True)
 class StreamStatement:
-    action: str  # CREATE | DROP | SHOW
+    action: str  # CREATE | DROP | DESCRIBE | SHOW
     parts: list[str]  # the stream (SHOW: the database and schema shown, or fewer)
     table: list[str] | None = None
     append_only: bool = False
@@ -57,8 +58,8 @@ def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement |
         return _create(create, ctx)
     if head == "CREATE" and re.match(r"^(OR\s+REPLACE\s+)?STREAM\b", rest, re.IGNORECASE):
         raise Unsupported("CREATE STREAM supports streams ON TABLE.")
-    if head == "DROP" and (drop := _DROP.match(rest)):
-        return StreamStatement("DROP", _parts(drop["name"], ctx), if_exists=bool(drop["exists"]))
+    if head in ("DROP", "DESCRIBE") and (named := _NAMED.match(rest)):
+        return StreamStatement(head, _parts(named["name"], ctx), if_exists=bool(named["exists"]))
     if head == "SHOW" and (show := _SHOW.match(rest)):
         return _show(show, ctx)
     return None

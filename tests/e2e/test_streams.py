@@ -70,6 +70,8 @@ def test_append_only_stream_with_initial_rows(src: Any) -> None:
     (row,) = [dict(zip(names, r, strict=True)) for r in shown]
     assert (row["name"], row["mode"], row["comment"], row["stale"]) == ("AO", "APPEND_ONLY", "all", "false")
     assert row["table_name"].endswith(".PUBLIC.SRC")
+    (described,) = src.execute("DESCRIBE STREAM ao").fetchall()
+    assert described == shown[0]
 
 
 def test_stream_errors(src: Any) -> None:

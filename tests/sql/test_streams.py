@@ -43,6 +43,8 @@ def test_drop_and_show_streams() -> None:
     assert s is not None and (s.action, s.parts, s.like) == ("SHOW", [CTX.database, "OTHER"], "a%")
     s = statement("SHOW STREAMS IN DATABASE d")
     assert s is not None and s.parts == ["D"]
+    s = statement("DESC STREAM db.sc.s")
+    assert s is not None and (s.action, s.parts) == ("DESCRIBE", ["DB", "SC", "S"])
     s = statement("SHOW STREAMS IN ACCOUNT")
     assert s is not None and s.parts == []
     assert statement("SHOW TABLES") is None
