@@ -14,6 +14,7 @@ from embucket_py.sql.context import active, parameter
 from embucket_py.sql.transforms.functions.column_kinds import stored_kind
 from embucket_py.sql.transforms.functions.semistructured import SEMI_TYPES
 from embucket_py.sql.transforms.functions.temporal import (
+    COMPARISONS,
     call,
     cast,
     chrono_format,
@@ -317,13 +318,10 @@ def timestamp_text(value: exp.Expression, kind: str, fmt: exp.Expression | None 
     return call("to_char", value if kind == "NTZ" else in_session_zone(value), snowflake_format(fmt))
 
 
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
-
-
 def _compared_as_instants(node: exp.Expression) -> None:
     """A comparison with an instant (LTZ/TZ) reads the other side's wall clock (a string, a DATE,
     an NTZ) in the session's time zone, as Snowflake converts it; DataFusion read it as UTC."""
-    operands = [node.this, node.expression] if isinstance(node, _COMPARISONS) else []
+    operands = [node.this, node.expression] if isinstance(node, COMPARISONS) else []
     if isinstance(node, exp.Between):
         operands = [node.this, node.args["low"], node.args["high"]]
     kinds = [kind_of(x) or _column_kind(x) for x in operands]

@@ -14,6 +14,7 @@ from sqlglot import exp
 from embucket_py.sql.context import active
 from embucket_py.sql.transforms.functions.column_kinds import SEMI_KINDS, fixed_scale, stored_kind
 from embucket_py.sql.transforms.functions.temporal import (
+    COMPARISONS,
     call,
     cast,
     int64,
@@ -148,12 +149,12 @@ def _round(node: exp.Round) -> exp.Expression:
 
 
 def _at_places(node: exp.Expression, direction: str) -> exp.Expression | None:
-    """ROUND/TRUNC/FLOOR/CEIL of a NUMBER to a constant number of digits stays an exact NUMBER of scale
-    max(digits, 0), as on Snowflake (DataFusion gives a DOUBLE, or keeps the input's scale): the
-    remainder modulo 10^-digits (with the dividend's sign) taken off, then one step down for a
+    """ROUND/TRUNC/FLOOR/CEIL of a NUMBER to a constant number of digits stays an exact NUMBER of
+    scale max(digits, 0), as on Snowflake (DataFusion gives a DOUBLE, or keeps the input's scale):
+    the remainder modulo 10^-digits (with the dividend's sign) taken off, then one step down for a
     negative remainder (FLOOR), up for a positive one (CEIL), away from zero for one of at least
-    half a step (ROUND; with HALF_TO_EVEN a tie goes to the even neighbour). None when the input is no NUMBER
-    or the digits are no constant."""
+    half a step (ROUND; with HALF_TO_EVEN a tie goes to the even neighbour). None when the input
+    is no NUMBER or the digits are no constant."""
     places = node.args.get("decimals") or number(0)
     scale = number_scale(node.this)
     if scale is None or not places.is_int:
@@ -295,7 +296,6 @@ def is_int64(node: exp.Expression) -> bool:
 
 # Where a NUMBER(38, 0) product may stand instead of a 64-bit integer.
 _DECIMAL_PARENTS = (exp.Alias, exp.Select, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Cast, exp.Ordered)
-_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
 
 
@@ -303,7 +303,7 @@ def _takes_decimals(node: exp.Expression) -> bool:
     parent, child = node.parent, node
     while isinstance(parent, exp.Paren):
         parent, child = parent.parent, parent
-    if isinstance(parent, _DECIMAL_PARENTS + _COMPARED):
+    if isinstance(parent, _DECIMAL_PARENTS + COMPARISONS):
         return True
     if isinstance(parent, _ARITHMETIC):
         other = parent.expression if parent.this is child else parent.this

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.transforms.functions.column_kinds import is_binary
-from embucket_py.sql.transforms.functions.temporal import intdiv, rewrite_all
+from embucket_py.sql.transforms.functions.temporal import COMPARISONS, intdiv, rewrite_all
 
 
 def call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -211,13 +211,10 @@ def _collated(node: exp.Expression, specifiers: list[str]) -> exp.Expression:
     return value
 
 
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
-
-
 def _collations(node: exp.Expression) -> exp.Expression:
     """Comparisons and ORDER BY keys with a COLLATE compare both sides as the collation does;
     elsewhere a collation changes nothing (top-down: a comparison sees its COLLATE operand)."""
-    if isinstance(node, _COMPARISONS):
+    if isinstance(node, COMPARISONS):
         specifiers = _collation(node.this) or _collation(node.expression)
         if specifiers is not None:
             return type(node)(

@@ -111,6 +111,10 @@ def div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     return exp.Div(this=paren(a), expression=paren(b), typed=True)
 
 
+# The binary comparisons (for rewrites that read or change both sides of one).
+COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
 def mod(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     return exp.Mod(this=paren(a), expression=paren(b))
 
