@@ -215,7 +215,9 @@ def commit_open(tables: Tables, session: Session) -> None:
                 for p in transaction.tables.values()
             ],
         )
-    _advance_streams(tables, transaction.streams)
+    _advance_streams(
+        tables, getattr(transaction, "streams", {})
+    )  # a session kept by an older server has none
 
 
 def consume_streams(tables: Tables, session: Session, reads: dict[tuple[str, str, str], int | None]) -> None:
