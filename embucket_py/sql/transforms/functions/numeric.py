@@ -294,8 +294,12 @@ def is_int64(node: exp.Expression) -> bool:
     return False
 
 
-# Where a NUMBER(38, 0) product may stand instead of a 64-bit integer.
-_DECIMAL_PARENTS = (exp.Alias, exp.Select, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Cast, exp.Ordered)
+# Where a NUMBER(38, 0) product may stand instead of a 64-bit integer. A grouping key must be
+# spelled as its select item is (a product in SELECT and GROUP BY is the same expression).
+_DECIMAL_PARENTS = (
+    *(exp.Alias, exp.Select, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Cast, exp.Ordered, exp.Distinct),
+    *(exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple, exp.Window, exp.In, exp.Between),
+)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
 
 
