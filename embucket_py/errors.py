@@ -160,6 +160,10 @@ class StringTooLong(SnowflakeError):
     sqlstate = "22001"
 
 
+def string_too_long(value: object) -> StringTooLong:
+    return StringTooLong(f"String '{value}' is too long and would be truncated")
+
+
 class DuplicateRowInDml(SnowflakeError):
     """A target row several source rows join, in a session that asks for the error.
     https://docs.snowflake.com/en/sql-reference/parameters#error-on-nondeterministic-merge

@@ -16,7 +16,7 @@ from embucket_py.errors import (
     NullInNotNullColumn,
     NumericValueNotRecognized,
     SqlCompilationError,
-    StringTooLong,
+    string_too_long,
 )
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dml import (
@@ -104,7 +104,7 @@ def check_values(column: Column, array: pa.Array | pa.ChunkedArray, filled_later
         too_long = pc.greater(pc.utf8_length(array), limit)
         if pc.any(too_long).as_py():
             value = pc.filter(array, too_long)[0].as_py()
-            raise StringTooLong(f"String '{value}' is too long and would be truncated")
+            raise string_too_long(value)
 
 
 def _check_width(got: int, expected: int) -> None:

@@ -25,7 +25,7 @@ from embucket_py.catalog.streams import Stream
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
-from embucket_py.engine.table_changes import current_snapshot
+from embucket_py.engine.table_changes import ancestors, current_snapshot, is_append
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import views
@@ -93,8 +93,8 @@ def _base(tables: Tables, stream: Stream) -> Table:
     Raises:
         SqlCompilationError: the table was dropped or replaced since (the stream is stale).
     """
-    table = tables.find(TableName(*stream.table))
-    if table is None or str(table.metadata.table_uuid) != stream.table_uuid:
+    table = _live_base(tables, stream)
+    if table is None:
         raise SqlCompilationError(
             f"Base table '{'.'.join(stream.table)}' dropped or replaced, "
             f"cannot read from stream '{stream.name}'.",
@@ -153,16 +153,8 @@ def replace_has_data(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> e
 
 
 def _has_data(table: Table, stream: Stream) -> bool:
-    snapshot_id = current_snapshot(table)
-    while snapshot_id is not None and snapshot_id != stream.offset:
-        snapshot = table.snapshot_by_id(snapshot_id)
-        if snapshot is None:
-            return False
-        operation = snapshot.summary.operation.value if snapshot.summary else ""
-        if not stream.append_only or operation == "append":
-            return True
-        snapshot_id = snapshot.parent_snapshot_id
-    return False
+    newer = ancestors(table, current_snapshot(table), stream.offset)
+    return any(not stream.append_only or is_append(snapshot) for snapshot in newer)
 
 
 SHOW_STREAMS: Columns = [
@@ -188,14 +180,15 @@ def _show(tables: Tables, statement: StreamStatement) -> QueryResult:
 def _row(tables: Tables, s: Stream) -> tuple[object, ...]:
     table, created = ".".join(s.table), s.created_on or datetime.now(UTC)
     mode = "APPEND_ONLY" if s.append_only else "DEFAULT"
-    stale = "true" if _stale(tables, s) else "false"
+    stale = "false" if _live_base(tables, s) else "true"
     owned = (created.replace(tzinfo=UTC), s.name, s.database, s.schema, s.owner or "", s.comment or "")
     return (*owned, table, "Table", table, "DELTA", stale, mode, None, "N/A", "ROLE")
 
 
-def _stale(tables: Tables, stream: Stream) -> bool:
+def _live_base(tables: Tables, stream: Stream) -> Table | None:
+    """The stream's table if it is still the one the stream was made on (None: stale)."""
     table = tables.find(TableName(*stream.table))
-    return table is None or str(table.metadata.table_uuid) != stream.table_uuid
+    return table if table is not None and str(table.metadata.table_uuid) == stream.table_uuid else None
 
 
 def _scopes(tables: Tables, parts: list[str]) -> list[tuple[str, str]]:

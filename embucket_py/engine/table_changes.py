@@ -16,13 +16,15 @@ METADATA$ISUPDATE is TRUE for both; without a key it is FALSE.
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from datafusion import DataFrame, SessionContext
+from datafusion import DataFrame, SessionContext, col
+from datafusion import functions as f
 from pyiceberg.manifest import ManifestEntryStatus
 from pyiceberg.table import Table
+from pyiceberg.table.snapshots import Snapshot
 
 from embucket_py import naming
 from embucket_py.catalog.constraints import keys_of
@@ -61,7 +63,7 @@ def changes_frame(
     added = read_files([p for p in after if p not in kept], schema, ids)
     removed = read_files([p for p in before if p not in kept], schema, ids)
     key = next((k.columns for k in keys_of(table) if k.type == "PRIMARY KEY"), None)
-    return ctx.from_arrow(_labelled(*_net(ctx, added, removed), key=key))
+    return ctx.from_arrow(_labelled(*_net(added, removed), key=key))
 
 
 def current_snapshot(table: Table) -> int | None:
@@ -69,15 +71,25 @@ def current_snapshot(table: Table) -> int | None:
     return snapshot.snapshot_id if snapshot else None
 
 
-def _snapshots_between(table: Table, start: int | None, end: int | None, name: str) -> list[int]:
+def ancestors(table: Table, snapshot_id: int | None, stop: int | None) -> Iterator[Snapshot]:
+    """The snapshots from `snapshot_id` back along their parents, up to (not including) `stop`."""
+    while snapshot_id is not None and snapshot_id != stop:
+        snapshot = table.snapshot_by_id(snapshot_id)
+        if snapshot is None:
+            return
+        yield snapshot
+        snapshot_id = snapshot.parent_snapshot_id
+
+
+def is_append(snapshot: Snapshot) -> bool:
+    """A snapshot INSERT or COPY made: rows appended, none rewritten."""
+    return snapshot.summary is not None and snapshot.summary.operation.value == "append"
+
+
+def _snapshots_between(table: Table, start: int | None, end: int | None, name: str) -> list[Snapshot]:
     """The snapshots after `start` up to `end` (newest first), walking back from `end`."""
-    chain: list[int] = []
-    current = end
-    while current is not None and current != start:
-        chain.append(current)
-        snapshot = table.snapshot_by_id(current)
-        current = snapshot.parent_snapshot_id if snapshot else None
-    if current != start:
+    chain = list(ancestors(table, end, start))
+    if (chain[-1].parent_snapshot_id if chain else end) != start:
         raise TimeTravelUnavailable(
             f"Time travel data is not available for table {name}: the end of CHANGES precedes its start."
         )
@@ -93,45 +105,34 @@ def _live(table: Table, snapshot_id: int | None) -> list[str]:
     return files.paths
 
 
-def _appended(table: Table, chain: list[int]) -> list[str]:
+def _appended(table: Table, chain: list[Snapshot]) -> list[str]:
     """Data files added by the append snapshots (INSERT, COPY) of the chain, oldest first."""
     paths = []
-    for snapshot_id in reversed(chain):
-        snapshot = table.snapshot_by_id(snapshot_id)
-        if snapshot is None or snapshot.summary is None or snapshot.summary.operation.value != "append":
-            continue
+    for snapshot in reversed([s for s in chain if is_append(s)]):
         for manifest in snapshot.manifests(table.io):
-            if manifest.added_snapshot_id != snapshot_id:
+            if manifest.added_snapshot_id != snapshot.snapshot_id:
                 continue
             entries = manifest.fetch_manifest_entry(table.io)
             paths += [e.data_file.file_path for e in entries if e.status == ManifestEntryStatus.ADDED]
     return paths
 
 
-def _net(ctx: SessionContext, added: pa.Table, removed: pa.Table) -> tuple[pa.Table, pa.Table]:
+def _net(added: pa.Table, removed: pa.Table) -> tuple[pa.Table, pa.Table]:
     """Rows added but not removed, and removed but not added, each counted as often as it occurs
     (a row carried over by a rewritten file cancels): numbering the copies of each row makes every
     (row, copy) distinct, so a set difference is the multiset difference."""
     if not added.num_rows or not removed.num_rows:
         return added, removed
-    tag = uuid.uuid4().hex
-    sides = {"added": f"__added_{tag}", "removed": f"__removed_{tag}"}
-    ctx.register_record_batches(sides["added"], [added.to_batches()])
-    ctx.register_record_batches(sides["removed"], [removed.to_batches()])
-    names = ", ".join(f'"{n}"' for n in added.schema.names)
+    df = SessionContext()
+    columns = [col(f'"{n}"') for n in added.schema.names]
 
-    def numbered(side: str) -> str:
-        return f'SELECT *, row_number() OVER (PARTITION BY {names}) AS "__copy" FROM "{sides[side]}"'
+    def numbered(rows: pa.Table) -> DataFrame:
+        return df.from_arrow(rows).select(*columns, f.row_number(partition_by=columns).alias("__copy"))
 
-    def minus(a: str, b: str) -> pa.Table:
-        sql = f"SELECT {names} FROM ({numbered(a)} EXCEPT {numbered(b)})"
-        return ctx.sql(sql).to_arrow_table().cast(added.schema)
+    def minus(a: pa.Table, b: pa.Table) -> pa.Table:
+        return numbered(a).except_all(numbered(b)).select(*columns).to_arrow_table().cast(added.schema)
 
-    try:
-        return minus("added", "removed"), minus("removed", "added")
-    finally:
-        for name in sides.values():
-            ctx.deregister_table(name)
+    return minus(added, removed), minus(removed, added)
 
 
 def _labelled(inserted: pa.Table, deleted: pa.Table, key: list[str] | None = None) -> pa.Table:

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datafusion import SessionContext, udf
 
-from embucket_py.errors import StringTooLong, UrlParseError
+from embucket_py.errors import UrlParseError, string_too_long
 from embucket_py.types import SFTYPE_KEY
 
 ARRAY_FIELD = pa.field("array", pa.string(), metadata={SFTYPE_KEY: b"ARRAY"})
@@ -296,7 +296,7 @@ def _fits(values: pa.Array, limits: pa.Array) -> pa.Array:
     too_long = pc.fill_null(pc.greater(pc.utf8_length(values), limits), False)
     if pc.any(too_long).as_py():
         value = pc.filter(values, too_long)[0].as_py()
-        raise StringTooLong(f"String '{value}' is too long and would be truncated")
+        raise string_too_long(value)
     return values
 
 

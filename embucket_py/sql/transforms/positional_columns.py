@@ -12,22 +12,13 @@ from sqlglot import exp
 
 from embucket_py.errors import InvalidIdentifier
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns
 
 
 def _position(node: exp.Expression) -> int | None:
     if isinstance(node, exp.Parameter) and isinstance(node.this, exp.Literal) and node.this.is_int:
         return int(node.this.name)
     return None
-
-
-def _columns(select: exp.Select, table: str, resolver: SourceColumns) -> list[exp.Column] | None:
-    """References to the select's FROM columns in order (of the item named `table` only, if one
-    is); None when some are not known."""
-    sources = resolver.star_sources(select, table or None, exp.Star())
-    if sources is None or (len(sources) > 1 and any(qualifier_of(s) is None for s, _ in sources)):
-        return None
-    return [qualified(n, qualifier_of(s)) for s, names in sources for n in names] or None
 
 
 def positional_columns(
@@ -43,9 +34,10 @@ def positional_columns(
         # `t.$1` is a column whose name is the parameter.
         node = parameter.parent if isinstance(parameter.parent, exp.Column) else parameter
         table = node.table if isinstance(node, exp.Column) else ""
-        columns = _columns(select, table, resolver)
-        if columns is None:
+        references = resolver.star_references(select, table or None, exp.Star())
+        if not references:  # the FROM items' columns are not known
             continue
+        columns = [reference for _, reference in references]
         if not 1 <= position <= len(columns):
             raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '${position}'")
         node.replace(columns[position - 1].copy())

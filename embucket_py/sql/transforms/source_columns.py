@@ -109,16 +109,31 @@ class SourceColumns:
             found.append((source, [n for n in columns if n not in excluded]))
         return found
 
+    def star_references(
+        self, select: exp.Select, table: str | None, star: exp.Star
+    ) -> list[tuple[str, exp.Column]] | None:
+        """Each column `[table.]*` stands for (EXCLUDE applied) with a reference to it; None when
+        a source's columns are unknown, or when several sources are read and one has no name."""
+        sources = self.star_sources(select, table, star)
+        if sources is None or (len(sources) > 1 and any(qualifier_of(s) is None for s, _ in sources)):
+            return None
+        return [(n, qualified(n, qualifier_of(s))) for s, columns in sources for n in columns]
+
     def _star(self, select: exp.Select, table: str | None, star: exp.Star) -> list[str] | None:
         sources = self.star_sources(select, table, star)
         if sources is None:
             return None
-        renamed = {
-            normalize(a.this.this if isinstance(a.this, exp.Column) else a.this): normalize(a.args["alias"])
-            for a in star.args.get("rename") or []
-            if isinstance(a, exp.Alias)
-        }
+        renamed = renames(star)
         return [renamed.get(n, n) for _, columns in sources for n in columns]
+
+
+def renames(star: exp.Star) -> dict[str, str]:
+    """`* RENAME (a AS b, ...)`: old name -> new name."""
+    return {
+        normalize(a.this.this if isinstance(a.this, exp.Column) else a.this): normalize(a.args["alias"])
+        for a in star.args.get("rename") or []
+        if isinstance(a, exp.Alias)
+    }
 
 
 def qualifier_of(source: exp.Expression) -> exp.Identifier | None:

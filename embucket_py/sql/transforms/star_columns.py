@@ -13,11 +13,7 @@ from sqlglot import exp
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, normalize
-from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, qualified, qualifier_of
-
-
-def _named(node: exp.Expression) -> str:
-    return normalize(node.this if isinstance(node, exp.Column) else node)
+from embucket_py.sql.transforms.source_columns import ColumnLookup, SourceColumns, renames
 
 
 def _filtering_star(item: exp.Expression) -> exp.Star | None:
@@ -32,22 +28,19 @@ def _listed(
     select: exp.Select, item: exp.Expression, star: exp.Star, resolver: SourceColumns
 ) -> list[exp.Expression]:
     table = item.table if isinstance(item, exp.Column) else None
-    sources = resolver.star_sources(select, table, star)
-    several = sources is not None and len(sources) > 1
-    if sources is None or (several and any(qualifier_of(s) is None for s, _ in sources)):
+    references = resolver.star_references(select, table, star)
+    if references is None:
         raise Unsupported("* ILIKE / RENAME over a source whose columns are not known")
     pattern = star.args.get("ilike")
-    renamed = {_named(a.this): normalize(a.args["alias"]) for a in star.args.get("rename") or []}
+    renamed = renames(star)
     replaced = {normalize(a.args["alias"]): a.this for a in star.args.get("replace") or []}
     listed: list[exp.Expression] = []
-    for source, names in sources:
-        qualifier = qualifier_of(source)
-        for name in names:
-            if pattern is not None and not like_matches(pattern.name, name):
-                continue
-            value = replaced[name].copy() if name in replaced else qualified(name, qualifier)
-            alias = renamed.get(name, name) if name in renamed or name in replaced else None
-            listed.append(exp.alias_(value, exp.to_identifier(alias, quoted=True)) if alias else value)
+    for name, reference in references:
+        if pattern is not None and not like_matches(pattern.name, name):
+            continue
+        value = replaced[name].copy() if name in replaced else reference
+        alias = renamed.get(name, name) if name in renamed or name in replaced else None
+        listed.append(exp.alias_(value, exp.to_identifier(alias, quoted=True)) if alias else value)
     return listed
 
 

@@ -320,10 +320,16 @@ def _numbers_agree(first: str | None, others: Callable[[], list[str | None]]) ->
     return first if len(set(scales)) == 1 else f"FIXED(38,{max(scales)})"  # type: ignore[type-var]
 
 
+def fixed_parts(kind: str | None) -> tuple[int, int] | None:
+    """The precision and scale of a FIXED(p,s) kind; None for other kinds."""
+    match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
 def fixed_scale(kind: str | None) -> int | None:
     """The scale of a FIXED(p,s) kind; None for other kinds."""
-    match = re.fullmatch(r"FIXED\((\d+),(\d+)\)", kind or "")
-    return int(match.group(2)) if match else None
+    parts = fixed_parts(kind)
+    return parts[1] if parts else None
 
 
 def _literal_kind(node: exp.Literal) -> str:

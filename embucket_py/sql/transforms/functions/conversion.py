@@ -269,14 +269,21 @@ def _text_cast(node: exp.Cast) -> exp.Expression | None:
         return to_timestamp(node.this, tz=False, safe=safe)
     if to.is_type(exp.DType.DATE):
         return cast(to_timestamp(node.this, tz=False, safe=safe), "DATE")
-    length = to.expressions[0] if to.expressions else None
-    if safe and to.is_type(*exp.DataType.TEXT_TYPES) and isinstance(length, exp.DataTypeParam):
-        size = length.this
-        if isinstance(size, exp.Literal) and size.is_int:
-            text = exp.TryCast(this=node.this, to=exp.DataType.build("VARCHAR"))
-            fits = exp.LTE(this=call("character_length", text), expression=number(int(size.to_py())))
-            return exp.Case(ifs=[exp.If(this=fits, true=text.copy())])
+    size = _text_length(to)
+    if safe and size is not None:
+        text = exp.TryCast(this=node.this, to=exp.DataType.build("VARCHAR"))
+        fits = exp.LTE(this=call("character_length", text), expression=number(size))
+        return exp.Case(ifs=[exp.If(this=fits, true=text.copy())])
     return None
+
+
+def _text_length(to: exp.DataType) -> int | None:
+    """n of a VARCHAR(n) (or CHAR(n), ...) given as a constant; None for other types."""
+    length = to.expressions[0] if to.expressions else None
+    if not to.is_type(*exp.DataType.TEXT_TYPES) or not isinstance(length, exp.DataTypeParam):
+        return None
+    size = length.this
+    return int(size.to_py()) if isinstance(size, exp.Literal) and size.is_int else None
 
 
 # Snowflake's defaults for TIMESTAMP_NTZ_OUTPUT_FORMAT and TIMESTAMP_OUTPUT_FORMAT (LTZ and TZ).
@@ -344,11 +351,10 @@ _WALL_TYPES = (
 def _bounded_text(node: exp.Cast) -> exp.Expression | None:
     """CAST(x AS VARCHAR(n)) of a constant n: the text, checked to fit (Snowflake refuses a longer
     value, 100074, where DataFusion ignores the length)."""
-    length = node.to.expressions[0] if node.to.expressions else None
-    size = length.this if isinstance(length, exp.DataTypeParam) else None
-    if not (isinstance(size, exp.Literal) and size.is_int) or int(size.to_py()) >= MAX_VARCHAR:
+    size = _text_length(node.to)
+    if size is None or size >= MAX_VARCHAR:
         return None
-    return call("sf_fits_varchar", exp.Cast(this=node.this, to=exp.DataType.build("VARCHAR")), size.copy())
+    return call("sf_fits_varchar", exp.Cast(this=node.this, to=exp.DataType.build("VARCHAR")), number(size))
 
 
 def _rewrite(node: exp.Expression) -> exp.Expression:

@@ -6,13 +6,17 @@ https://docs.snowflake.com/en/sql-reference/operators-arithmetic#scale-and-preci
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 from sqlglot import exp
 
 from embucket_py.sql.context import active
-from embucket_py.sql.transforms.functions.column_kinds import SEMI_KINDS, fixed_scale, stored_kind
+from embucket_py.sql.transforms.functions.column_kinds import (
+    SEMI_KINDS,
+    fixed_parts,
+    fixed_scale,
+    stored_kind,
+)
 from embucket_py.sql.transforms.functions.temporal import (
     COMPARISONS,
     call,
@@ -289,8 +293,8 @@ def is_int64(node: exp.Expression) -> bool:
     if isinstance(node, exp.Literal):
         return not node.is_string and node.is_int
     if isinstance(node, exp.Column):
-        match = re.fullmatch(r"FIXED\((\d+),0\)", stored_kind(node, active()) or "")
-        return match is not None and (int(match[1]) <= 18 or int(match[1]) == 38)
+        parts = fixed_parts(stored_kind(node, active()))
+        return parts is not None and parts[1] == 0 and (parts[0] <= 18 or parts[0] == 38)
     return False
 
 
