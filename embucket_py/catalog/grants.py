@@ -59,11 +59,15 @@ ALL_PRIVILEGES = {
         "CREATE FUNCTION",
         "CREATE PROCEDURE",
         "CREATE SEQUENCE",
+        "CREATE STREAM",
+        "CREATE TASK",
         "MODIFY",
         "MONITOR",
     ),
     "TABLE": ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES"),
     "VIEW": ("SELECT", "REFERENCES"),
+    "STREAM": ("SELECT",),
+    "TASK": ("OPERATE", "MONITOR"),
     "STAGE": ("USAGE", "READ", "WRITE"),
 }
 

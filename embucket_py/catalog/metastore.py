@@ -213,6 +213,13 @@ class Metastore:
         cat = self.require_database(database)
         return sorted(naming.display(ns[-1]) for ns in cat.list_namespaces())
 
+    def schemas_in_scope(self, parts: list[str]) -> list[tuple[str, str]]:
+        """The (database, schema) pairs a SHOW ... IN looks in: one schema ([database, schema]),
+        a database's ([database]) or every one ([])."""
+        if len(parts) == 2:
+            return [(parts[0], parts[1])]
+        return [(d, s) for d in parts or self.database_names() for s in self.schema_names(d)]
+
     def schema_exists(self, database: str, schema: str) -> bool:
         return self.database_exists(database) and self.catalog(database).namespace_exists(
             naming.stored(schema)

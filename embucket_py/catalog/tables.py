@@ -35,6 +35,7 @@ from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.sequences import Sequences
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.streams import Streams
+from embucket_py.catalog.tasks import Tasks
 from embucket_py.catalog.views import Views
 from embucket_py.catalog.warehouses import Warehouses
 from embucket_py.errors import (
@@ -175,6 +176,7 @@ class Tables:
         self.routines = Routines(metastore)
         self.sequences = Sequences(metastore)
         self.streams = Streams(metastore)
+        self.tasks = Tasks(metastore)
         self.warehouses = Warehouses(metastore)
 
     def load(self, ref: TableName) -> Table:

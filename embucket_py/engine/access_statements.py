@@ -208,6 +208,14 @@ def _securables(metastore: Metastore, target: stmt.Target, ctx: SqlContext) -> l
         return [grants_stage(database, schema, name)]
     ref = TableName(database, schema, name)
     tables = Tables(metastore)
+    if target.kind == "STREAM":
+        if tables.streams.get(database, schema, name) is None:
+            raise object_not_found("Stream", str(ref))
+        return [Securable("TABLE", database, schema, name)]  # a stream is read as a table is
+    if target.kind == "TASK":
+        if tables.tasks.get(database, schema, name) is None:
+            raise object_not_found("Task", str(ref))
+        return [Securable("TASK", database, schema, name)]
     if target.kind == "VIEW" and tables.views.get(database, schema, name) is None:
         raise object_not_found("View", str(ref))
     if target.kind == "TABLE" and not tables.exists(ref):

@@ -29,6 +29,7 @@ from embucket_py.engine import (
     ddl,
     ddl_text,
     dml,
+    dynamic_tables,
     explain,
     failures,
     history,
@@ -41,6 +42,7 @@ from embucket_py.engine import (
     staged_query,
     stages,
     streams,
+    tasks,
     transactions,
     variables,
     warehouses,
@@ -57,10 +59,12 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import access as sql_access
 from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
+from embucket_py.sql import dynamic_tables as dynamic_sql
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql import sequences as sequences_sql
 from embucket_py.sql import streams as streams_sql
+from embucket_py.sql import tasks as tasks_sql
 from embucket_py.sql import warehouses as warehouses_sql
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
@@ -111,11 +115,13 @@ class Engine:
         STATEMENTS.fallback = self.history.times
         WINDOW.metastore = metastore  # time travel reaches back DATA_RETENTION_TIME_IN_DAYS
         self.parameter_defaults = parameter_defaults
+        self.tasks = tasks.TaskRunner(self)
 
     def close(self) -> None:
         """At shutdown: queued history rows and result copies reach the disk, and the folders of
         file sets are removed (uvicorn ends a process stopped by SIGTERM with that signal again,
         so exit handlers do not run)."""
+        self.tasks.stop()
         self.history.close()
         FILE_SETS.close()
 
@@ -244,6 +250,10 @@ class Engine:
         ctx = self.sql_context(session, query_id)
         if _may_be_access_statement(tree) and (access_statement := sql_access.parse(statement.text)):
             return access_statements.run(self.metastore, session, access_statement, ctx)
+        dynamic_statement = dynamic_sql.dynamic_statement(tree, ctx)
+        if dynamic_statement is not None and dynamic_statement.action in ("DROP", "DESCRIBE"):
+            # The table's own DROP / DESCRIBE TABLE (its refreshes stop with it), checked as such.
+            tree, dynamic_statement = dynamic_statement.as_table_statement(), None
         access.check(self.metastore.grants, session, tree, ctx, self._exists_for(tables))
         tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
@@ -262,7 +272,13 @@ class Engine:
         if (stream_statement := streams_sql.stream_statement(tree, ctx)) is not None:
             if stream_statement.action != "SHOW":
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
-            return streams.run(tables, session, stream_statement)
+            return streams.run(tables, session, stream_statement, ctx)
+        if dynamic_statement is not None:
+            return dynamic_tables.run(self, tables, session, dynamic_statement)
+        if (task_statement := tasks_sql.task_statement(tree, ctx)) is not None:
+            if task_statement.action not in ("SHOW", "DESCRIBE", "EXECUTE"):
+                transactions.commit_open(tables, session)  # DDL commits an open transaction
+            return tasks.run(self, tables, session, task_statement)
         if (sequence_statement := sequences_sql.sequence_statement(tree, ctx)) is not None:
             if sequence_statement.action != "DESCRIBE":
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
@@ -292,10 +308,15 @@ class Engine:
             # Snowflake commits an open transaction before any DDL (and a change of AUTOCOMMIT).
             transactions.commit_open(tables, session)
         if isinstance(tree, exp.Create):
-            created = create_def(tree, ctx)
+            dynamic = dynamic_sql.dynamic_table(tree, ctx)
+            if dynamic is not None:
+                dynamic_tables.check_lag(dynamic.target_lag)  # before anything is made
+            created = create_def(dynamic.create if dynamic else tree, ctx)
             result = commands.create(tables, session, created, ctx, statement.source, cancel)
             if created.kind == "TABLE" and not created.temporary:
                 keys.record_declared(tables, tree, ctx, result)
+            if dynamic is not None:
+                dynamic_tables.record(tables, session, dynamic)
             access.record(self.metastore.grants, session, tree, ctx)
             return result
         if isinstance(tree, exp.Drop):

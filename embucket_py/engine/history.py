@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # Table references to history sources are rewritten into this (hidden) schema.
 SOURCE_SCHEMA = "__HISTORY__"
-_SEP = "\x1f"
+SEP = "\x1f"
 # Queries remembered per session for LAST_QUERY_ID(-n); older ones come from the durable history.
 RECENT = 100
 # A result copy is kept for RESULT_SCAN only up to this size (the in-memory result serves the rest).
@@ -214,7 +214,13 @@ def last_query_ids(tree: exp.Expression, history: QueryHistory, session: Session
 
 # --- RESULT_SCAN and QUERY_HISTORY as table sources --------------------------------------------------
 
-_SOURCES = ("RESULT_SCAN", "QUERY_HISTORY", "QUERY_HISTORY_BY_SESSION", "QUERY_HISTORY_BY_USER")
+_SOURCES = (
+    "RESULT_SCAN",
+    "QUERY_HISTORY",
+    "QUERY_HISTORY_BY_SESSION",
+    "QUERY_HISTORY_BY_USER",
+    "TASK_HISTORY",
+)
 
 
 def _call(node: exp.Expression) -> tuple[str, exp.Anonymous] | None:
@@ -257,7 +263,13 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
         if name == "RESULT_SCAN":
             if len(func.expressions) != 1 or not isinstance(func.expressions[0], exp.Literal):
                 raise Unsupported("RESULT_SCAN takes a query id string or LAST_QUERY_ID().")
-            encoded = _SEP.join((name, func.expressions[0].name))
+            encoded = SEP.join((name, func.expressions[0].name))
+        elif name == "TASK_HISTORY":
+            args = _kwargs(func, _TASK_ARGS)
+            limit = _int_arg(args["RESULT_LIMIT"]) if "RESULT_LIMIT" in args else 100
+            task_name = args["TASK_NAME"].name if "TASK_NAME" in args else ""
+            conditions = _task_filters(args)
+            encoded = SEP.join((name, str(MAX_RESULT_LIMIT if conditions else limit), task_name))
         else:
             allowed = _BY_USER_ARGS if name == "QUERY_HISTORY_BY_USER" else _HISTORY_ARGS
             if name == "QUERY_HISTORY_BY_SESSION":
@@ -267,7 +279,7 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
             session = _int_arg(args["SESSION_ID"]) if "SESSION_ID" in args else ""
             conditions = _history_filters(name, args)
             # Filtered: the engine builds up to the most Snowflake returns, the query filters and limits.
-            encoded = _SEP.join((name, str(MAX_RESULT_LIMIT if conditions else limit), str(session)))
+            encoded = SEP.join((name, str(MAX_RESULT_LIMIT if conditions else limit), str(session)))
         table = exp.Table(
             this=exp.to_identifier(encoded, quoted=True),
             db=exp.to_identifier(SOURCE_SCHEMA, quoted=True),
@@ -278,7 +290,7 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
                 exp.select("*")
                 .from_(table)
                 .where(exp.and_(*conditions))
-                .order_by(exp.Ordered(this=exp.column("START_TIME"), desc=True))
+                .order_by(exp.Ordered(this=exp.column(_ORDER[name]), desc=True))
                 .limit(limit)
             )
             node.replace(exp.Subquery(this=query, alias=node.args.get("alias")))
@@ -289,6 +301,15 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
 
 
 _HISTORY_ARGS = ("RESULT_LIMIT", "END_TIME_RANGE_START", "END_TIME_RANGE_END")
+# https://docs.snowflake.com/en/sql-reference/functions/task_history#arguments
+_TASK_ARGS = (
+    "RESULT_LIMIT",
+    "SCHEDULED_TIME_RANGE_START",
+    "SCHEDULED_TIME_RANGE_END",
+    "TASK_NAME",
+    "ERROR_ONLY",
+)
+_ORDER = {"TASK_HISTORY": "SCHEDULED_TIME"} | {n: "START_TIME" for n in _SOURCES[1:4]}
 _BY_USER_ARGS = (*_HISTORY_ARGS, "USER_NAME")
 # RESULT_LIMIT's maximum: https://docs.snowflake.com/en/sql-reference/functions/query_history
 MAX_RESULT_LIMIT = 10000
@@ -307,6 +328,20 @@ def _history_filters(name: str, args: dict[str, exp.Expression]) -> list[exp.Exp
     if name == "QUERY_HISTORY_BY_USER":
         user = args.get("USER_NAME") or exp.func("CURRENT_USER")
         conditions.append(exp.column("USER_NAME").eq(user.copy()))
+    return conditions
+
+
+def _task_filters(args: dict[str, exp.Expression]) -> list[exp.Expression]:
+    """SCHEDULED_TIME_RANGE_START/END and ERROR_ONLY (the FAILED and CANCELLED runs)."""
+    scheduled = exp.column("SCHEDULED_TIME")
+    conditions: list[exp.Expression] = []
+    if "SCHEDULED_TIME_RANGE_START" in args:
+        conditions.append(scheduled >= args["SCHEDULED_TIME_RANGE_START"].copy())
+    if "SCHEDULED_TIME_RANGE_END" in args:
+        conditions.append(scheduled.copy() <= args["SCHEDULED_TIME_RANGE_END"].copy())
+    if "ERROR_ONLY" in args:
+        failed = exp.column("STATE").isin(exp.Literal.string("FAILED"), exp.Literal.string("CANCELLED"))
+        conditions.append(exp.or_(exp.not_(args["ERROR_ONLY"].copy()), failed))
     return conditions
 
 
@@ -358,7 +393,7 @@ def build(history: QueryHistory, encoded: str, session_id: int, user: str | None
     Raises:
         SqlCompilationError: RESULT_SCAN of a query whose result is not kept.
     """
-    name, *args = encoded.split(_SEP)
+    name, *args = encoded.split(SEP)
     if name == "RESULT_SCAN":
         # Another user's result is as unknown as a missing one, as on Snowflake.
         table = history.load_result(args[0]) if user is None or history.user_of(args[0]) == user else None

@@ -22,6 +22,7 @@ from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import access, keys, routines, sequences, variables, warehouses
+from embucket_py.engine.dynamic_tables import DYNAMIC_PROPERTY
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
@@ -296,7 +297,7 @@ def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
             "is_hybrid": "N",
             # Stored as Iceberg, but managed like an ordinary Snowflake table.
             "is_iceberg": "N",
-            "is_dynamic": "N",
+            "is_dynamic": "Y" if table and table.properties.get(DYNAMIC_PROPERTY) else "N",
             "is_immutable": "N",
         }
 

@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from pyiceberg.table import Table
 from sqlglot import exp
 
-from embucket_py import naming
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.streams import Stream
 from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.engine import access
 from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.engine.table_changes import ancestors, current_snapshot, is_append
+from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import views
@@ -50,26 +51,35 @@ def consuming() -> Iterator[dict[tuple[str, str, str], int | None]]:
         _reading.reads = outer
 
 
-def run(tables: Tables, session: Session, statement: StreamStatement) -> QueryResult:
-    """Raises: ObjectNotFound / ObjectAlreadyExists, as the statement's object is missing or taken."""
+def run(tables: Tables, session: Session, statement: StreamStatement, ctx: SqlContext) -> QueryResult:
+    """Raises: ObjectNotFound / ObjectAlreadyExists, as the statement's object is missing or taken;
+    TimeTravelUnavailable, for an AT | BEFORE point outside the table's history."""
     database, schema, name = ([*statement.parts, "", "", ""])[:3]
     securable = Securable("TABLE", database, schema, name)  # streams are read as tables are
     grants = tables.metastore.grants
+    roles = access.active_roles(grants, session)
     if statement.action == "SHOW":
-        return _show(tables, statement)
+        return _show(tables, statement, lambda on: access.visible(grants, roles, on))
     if statement.action == "DESCRIBE":
         stream = tables.streams.get(database, schema, name)
-        if stream is None:
+        if stream is None or not access.visible(grants, roles, securable):
             raise object_not_found("Stream", ".".join(statement.parts))
         return constant(SHOW_STREAMS, [_row(tables, stream)], StatementType.DESCRIBE)
     if statement.action == "DROP":
+        if tables.streams.get(database, schema, name) is not None:
+            access.require(grants, roles, access.Need("OWNERSHIP", securable))
         dropped = tables.streams.drop(database, schema, name, if_exists=statement.if_exists)
         if dropped:
             grants.forget(securable)
         return status(f"{name} successfully dropped." if dropped else "Drop statement executed successfully.")
     assert statement.table is not None
+    access.require(grants, roles, access.Need("CREATE STREAM", Securable("SCHEMA", database, schema)))
+    access.require(grants, roles, access.Need("SELECT", Securable("TABLE", *statement.table)))
     table = tables.load(TableName(*statement.table))
-    start = None if statement.show_initial_rows else current_snapshot(table)
+    if statement.point is not None:  # the changes since that version
+        start = resolve(table, ".".join(statement.table), statement.point, ctx).snapshot_id
+    else:
+        start = None if statement.show_initial_rows else current_snapshot(table)
     stream = Stream(
         database,
         schema,
@@ -167,12 +177,14 @@ SHOW_STREAMS: Columns = [
 ]
 
 
-def _show(tables: Tables, statement: StreamStatement) -> QueryResult:
+def _show(tables: Tables, statement: StreamStatement, visible: Callable[[Securable], bool]) -> QueryResult:
+    """The streams in scope that the session's roles see (as SHOW TABLES lists tables)."""
     rows = [
         _row(tables, s)
-        for database, schema in _scopes(tables, statement.parts)
+        for database, schema in tables.metastore.schemas_in_scope(statement.parts)
         for s in tables.streams.list(database, schema)
-        if statement.like is None or like_matches(statement.like, s.name)
+        if (statement.like is None or like_matches(statement.like, s.name))
+        and visible(Securable("TABLE", s.database, s.schema, s.name))
     ]
     return constant(SHOW_STREAMS, rows, StatementType.SHOW)
 
@@ -189,12 +201,3 @@ def _live_base(tables: Tables, stream: Stream) -> Table | None:
     """The stream's table if it is still the one the stream was made on (None: stale)."""
     table = tables.find(TableName(*stream.table))
     return table if table is not None and str(table.metadata.table_uuid) == stream.table_uuid else None
-
-
-def _scopes(tables: Tables, parts: list[str]) -> list[tuple[str, str]]:
-    """The (database, schema) pairs SHOW STREAMS looks in."""
-    metastore = tables.metastore
-    if len(parts) == 2:
-        return [(parts[0], parts[1])]
-    databases = parts or metastore.database_names()
-    return [(d, naming.display(s)) for d in databases for s in metastore.schema_names(d)]

@@ -31,7 +31,6 @@ from embucket_py.catalog.constraints import keys_of
 from embucket_py.catalog.tables import Tables, TimeTravelUnavailable
 from embucket_py.engine.file_sets import SNAPSHOT_FILES
 from embucket_py.engine.time_travel import resolve
-from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.transforms.tables import ChangeSpan
 
@@ -46,7 +45,6 @@ def changes_frame(
 
     Raises:
         TimeTravelUnavailable: a version is outside the table's history, or END precedes the start.
-        Unsupported: the table has delete files (merge-on-read writes from another engine).
     """
     from embucket_py.engine.context import read_files  # context registers these frames
 
@@ -58,10 +56,15 @@ def changes_frame(
     if span.append_only:
         inserted = read_files(_appended(table, chain), schema, ids)
         return ctx.from_arrow(_labelled(inserted, schema.empty_table()))
-    before, after = _live(table, start), _live(table, end)
-    kept = set(before) & set(after)
-    added = read_files([p for p in after if p not in kept], schema, ids)
-    removed = read_files([p for p in before if p not in kept], schema, ids)
+    if _has_deletes(table, start) or _has_deletes(table, end):
+        # Delete files (merge-on-read, e.g. from Spark) say which rows of a file are gone: both
+        # versions are read whole through Iceberg's reader, and the unchanged rows cancel.
+        added, removed = _version_rows(table, end, schema), _version_rows(table, start, schema)
+    else:
+        before, after = _live(table, start), _live(table, end)
+        kept = set(before) & set(after)
+        added = read_files([p for p in after if p not in kept], schema, ids)
+        removed = read_files([p for p in before if p not in kept], schema, ids)
     key = next((k.columns for k in keys_of(table) if k.type == "PRIMARY KEY"), None)
     return ctx.from_arrow(_labelled(*_net(added, removed), key=key))
 
@@ -97,12 +100,18 @@ def _snapshots_between(table: Table, start: int | None, end: int | None, name: s
 
 
 def _live(table: Table, snapshot_id: int | None) -> list[str]:
+    return [] if snapshot_id is None else SNAPSHOT_FILES.files(table, snapshot_id).paths
+
+
+def _has_deletes(table: Table, snapshot_id: int | None) -> bool:
+    return snapshot_id is not None and SNAPSHOT_FILES.files(table, snapshot_id).has_deletes
+
+
+def _version_rows(table: Table, snapshot_id: int | None, schema: pa.Schema) -> pa.Table:
+    """Every row of a version, its delete files applied."""
     if snapshot_id is None:
-        return []
-    files = SNAPSHOT_FILES.files(table, snapshot_id)
-    if files.has_deletes:
-        raise Unsupported("CHANGES over a table with delete files (merge-on-read) is not supported yet.")
-    return files.paths
+        return schema.empty_table()
+    return table.scan(snapshot_id=snapshot_id).to_arrow().select(schema.names).cast(schema)
 
 
 def _appended(table: Table, chain: list[Snapshot]) -> list[str]:

@@ -51,6 +51,7 @@ def build_app(settings: Settings) -> Starlette:
         gc.collect()
         gc.freeze()
         state.queries.max_queued = settings.max_queued_queries
+        state.engine.tasks.start_scheduler()
         _announce(settings)
         yield
         state.queries.shutdown()

@@ -28,18 +28,33 @@ _TWO_WORDS = {
         "FUNCTION",
         "PROCEDURE",
         "SEQUENCE",
+        "STREAM",
+        "TASK",
     },
     "MANAGE": {"GRANTS"},
     "APPLY": {"MASKING"},
 }
-_OBJECT_KINDS = {"ACCOUNT", "DATABASE", "SCHEMA", "TABLE", "VIEW", "STAGE", "ROLE", "USER", "WAREHOUSE"}
+_OBJECT_KINDS = {
+    "ACCOUNT",
+    "DATABASE",
+    "SCHEMA",
+    "TABLE",
+    "VIEW",
+    "STREAM",
+    "TASK",
+    "STAGE",
+    "ROLE",
+    "USER",
+    "WAREHOUSE",
+}
 
 
 @dataclass(frozen=True)
 class Target:
     """ON what: one securable, or `ALL <kind>s IN SCHEMA|DATABASE <name>` (`every`)."""
 
-    kind: str  # ACCOUNT DATABASE SCHEMA TABLE VIEW (for `every`: the kind of each object)
+    # ACCOUNT DATABASE SCHEMA TABLE VIEW STREAM TASK STAGE WAREHOUSE (for `every`: each object's kind)
+    kind: str
     parts: list[str] = field(default_factory=list)  # the name as written, case-normalised
     every: str | None = None  # SCHEMA or DATABASE: the container of `ALL ... IN`
 

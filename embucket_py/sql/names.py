@@ -248,3 +248,32 @@ def like_matches(pattern: str, name: str) -> bool:
         else:
             regex.append(re.escape(ch))
     return re.fullmatch("".join(regex), name, re.IGNORECASE | re.DOTALL) is not None
+
+
+# A name of up to three parts as written in a command's text (quoted parts kept whole).
+OBJECT_NAME = r'(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)(?:\.(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)){0,2}'
+
+
+def show_pattern(plural: str) -> re.Pattern[str]:
+    """`SHOW [TERSE] <plural> [LIKE '...'] [IN ACCOUNT | DATABASE [d] | [SCHEMA] [s]]` after SHOW."""
+    return re.compile(
+        rf"^(?:TERSE\s+)?{plural}(?:\s+LIKE\s+'(?P<like>(?:[^']|'')*)')?"
+        rf"(?:\s+IN\s+(?:(?P<kind>ACCOUNT|DATABASE|SCHEMA)\s*)?(?P<scope>{OBJECT_NAME})?)?\s*$",
+        re.IGNORECASE | re.DOTALL,
+    )
+
+
+def show_scope(match: re.Match[str], ctx: SqlContext) -> tuple[list[str], str | None]:
+    """A `show_pattern` match: the database and schema shown (fewer: all schemas of a database,
+    none: the account) and the LIKE pattern."""
+    like = match["like"].replace("''", "'") if match["like"] is not None else None
+    kind, scope = (match["kind"] or "").upper(), match["scope"]
+    if kind == "ACCOUNT":
+        return [], like
+    if scope is None:  # the current schema
+        return [p for p in (ctx.database, ctx.schema) if p], like
+    named = exp.to_table(scope, dialect="snowflake")
+    if kind == "DATABASE":
+        return [normalize(named.this)], like
+    schema = [named.args.get("db"), named.this, exp.to_identifier("_")]
+    return qualify(schema, ctx, "SHOW")[:2], like

@@ -21,6 +21,7 @@ from embucket_py.sql.routines import (
 )
 from embucket_py.sql.scripting import Parser
 from embucket_py.sql.stages import put_placeholder, quote_local_paths
+from embucket_py.sql.tasks import starts_task_block, task_block_end
 
 # Parsed texts remembered (each caller gets its own copy of the trees); longer texts (bulk
 # INSERT ... VALUES) rarely repeat and copy about as slowly as they parse.
@@ -73,7 +74,8 @@ _SCRIPTING = re.compile(r"\b(?:DECLARE|BEGIN|PROCEDURE|FUNCTION)\b", re.IGNORECA
 
 def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
     """The text cut into runs of SQL statements (kind None), blocks (DECLARE), procedures or
-    functions (CREATE) and anonymous procedures (WITH); None when it holds none of the latter."""
+    functions (CREATE), tasks that run a block (CREATE | ALTER) and anonymous procedures (WITH);
+    None when it holds none of the latter."""
     try:
         parser = Parser(text)
     except SyntaxError_:
@@ -87,6 +89,9 @@ def _scripting_pieces(text: str) -> list[tuple[str | None, str]] | None:
         elif at_start and starts_routine(parser):
             kind = "CREATE"
             routine_end(parser)
+        elif at_start and starts_task_block(parser):
+            kind = parser.word()  # CREATE | ALTER
+            task_block_end(parser)
         elif at_start and starts_anonymous_procedure(parser):
             kind = "WITH"
             anonymous_procedure_end(parser)
@@ -113,7 +118,9 @@ def _has_statement(text: str) -> bool:
         return True
 
 
-_DESCRIBE_STREAM = re.compile(r"^\s*DESC(?:RIBE)?\s+(STREAM\s+[^;]+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_DESCRIBE_OBJECT = re.compile(
+    r"^\s*DESC(?:RIBE)?\s+((?:STREAM|TASK|DYNAMIC\s+TABLE)\s+[^;]+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL
+)
 
 
 def _parse_sql(text: str) -> list[exp.Expression]:
@@ -121,7 +128,7 @@ def _parse_sql(text: str) -> list[exp.Expression]:
     try:
         trees = sqlglot.parse(text, read="snowflake")
     except ParseError as e:
-        if described := _DESCRIBE_STREAM.match(text):  # a kind sqlglot's DESCRIBE does not know
+        if described := _DESCRIBE_OBJECT.match(text):  # a kind sqlglot's DESCRIBE does not know
             return [exp.Command(this="DESCRIBE", expression=exp.Literal.string(described[1]))]
         first = e.errors[0] if e.errors else {}
         line = first.get("line") or 1

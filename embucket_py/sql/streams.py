@@ -9,26 +9,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import sqlglot
+import sqlglot.errors
 from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.names import OBJECT_NAME, qualify, show_pattern, show_scope, table_parts
 from embucket_py.sql.scripting import command_parts
+from embucket_py.sql.transforms.tables import TimePoint, time_point
 
-_NAME = r'(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)(?:\.(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)){0,2}'
 _CREATE = re.compile(
-    rf"^(?P<replace>OR\s+REPLACE\s+)?STREAM\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"
-    rf"\s+ON\s+TABLE\s+(?P<table>{_NAME})(?P<options>.*)$",
+    rf"^(?P<replace>OR\s+REPLACE\s+)?STREAM\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<name>{OBJECT_NAME})"
+    rf"\s+ON\s+TABLE\s+(?P<table>{OBJECT_NAME})(?P<options>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 # DROP's and DESCRIBE's
-_NAMED = re.compile(rf"^STREAM\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{_NAME})\s*$", re.IGNORECASE | re.DOTALL)
-_SHOW = re.compile(
-    r"^(?P<terse>TERSE\s+)?STREAMS(?:\s+LIKE\s+'(?P<like>(?:[^']|'')*)')?"
-    rf"(?:\s+IN\s+(?:(?P<kind>ACCOUNT|DATABASE|SCHEMA)\s*)?(?P<scope>{_NAME})?)?\s*$",
-    re.IGNORECASE | re.DOTALL,
+_NAMED = re.compile(
+    rf"^STREAM\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{OBJECT_NAME})\s*$", re.IGNORECASE | re.DOTALL
 )
+_SHOW = show_pattern("STREAMS")
 _OPTION = re.compile(r"\s*(APPEND_ONLY|SHOW_INITIAL_ROWS|COMMENT)\s*=\s*('(?:[^']|'')*'|\w+)", re.IGNORECASE)
 
 
@@ -43,13 +43,14 @@ class StreamStatement:
     replace: bool = False
     if_exists: bool = False  # IF NOT EXISTS for CREATE
     like: str | None = None
+    point: TimePoint | None = None  # AT | BEFORE: the version the stream's changes start after
 
 
 def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement | None:
     """The stream statement `tree` is, or None.
 
     Raises:
-        Unsupported: a stream on something other than a table, or starting AT | BEFORE a point.
+        Unsupported: a stream on something other than a table.
         SqlCompilationError: an option that is not a stream's.
     """
     head, rest = command_parts(tree) or ("", "")
@@ -61,7 +62,8 @@ def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement |
     if head in ("DROP", "DESCRIBE") and (named := _NAMED.match(rest)):
         return StreamStatement(head, _parts(named["name"], ctx), if_exists=bool(named["exists"]))
     if head == "SHOW" and (show := _SHOW.match(rest)):
-        return _show(show, ctx)
+        parts, like = show_scope(show, ctx)
+        return StreamStatement("SHOW", parts, like=like)
     return None
 
 
@@ -71,12 +73,14 @@ def _parts(name: str, ctx: SqlContext) -> list[str]:
 
 def _create(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
     options: dict[str, str] = {}
+    point: TimePoint | None = None
     text = match["options"].strip()
     while text:
         option = _OPTION.match(text)
         if option is None:
-            if re.match(r"(AT|BEFORE)\s*\(", text, re.IGNORECASE):
-                raise Unsupported("CREATE STREAM ... AT | BEFORE is not supported yet.")
+            if point is None and re.match(r"(AT|BEFORE)\s*\(", text, re.IGNORECASE):
+                point, text = _time_point(text)
+                continue
             raise SqlCompilationError(
                 f"syntax error: unexpected '{text.split()[0]}' in CREATE STREAM.", code=1003
             )
@@ -92,21 +96,26 @@ def _create(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
         comment=comment[1:-1].replace("''", "'") if comment else None,
         replace=bool(match["replace"]),
         if_exists=bool(match["exists"]),
+        point=point,
     )
 
 
-def _show(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
-    like = match["like"].replace("''", "'") if match["like"] is not None else None
-    kind, scope = (match["kind"] or "").upper(), match["scope"]
-    if kind == "ACCOUNT":
-        return StreamStatement("SHOW", [], like=like)
-    if scope is None:  # the current schema
-        return StreamStatement("SHOW", [p for p in (ctx.database, ctx.schema) if p], like=like)
-    named = exp.to_table(scope, dialect="snowflake")
-    if kind == "DATABASE":
-        return StreamStatement("SHOW", [normalize(named.this)], like=like)
-    schema = [named.args.get("db"), named.this, exp.to_identifier("_")]
-    return StreamStatement("SHOW", qualify(schema, ctx, "SHOW")[:2], like=like)
+def _time_point(text: str) -> tuple[TimePoint, str]:
+    """The AT | BEFORE (...) clause at the start of `text`, and the text after it.
+
+    Raises:
+        SqlCompilationError: the clause does not close or is not a time-travel clause.
+    """
+    for end in (i + 1 for i, c in enumerate(text) if c == ")"):
+        try:
+            tree = sqlglot.parse_one(f"SELECT * FROM t {text[:end]}", read="snowflake")
+        except sqlglot.errors.ParseError:
+            continue
+        table = tree.find(exp.Table)
+        point = time_point(table) if table is not None else None
+        if point is not None:
+            return point, text[end:].strip()
+    raise SqlCompilationError(f"syntax error: unexpected '{text.split('(')[0]}' in CREATE STREAM.", code=1003)
 
 
 def changes_of(table: list[str], append_only: bool, start: int | None, end: int | None) -> exp.Table:

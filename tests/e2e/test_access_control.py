@@ -286,3 +286,75 @@ def test_sequences_follow_schema_privileges(server: Server) -> None:
                 "IDS",
                 "MINE",
             ]
+
+
+def test_streams_are_listed_and_read_as_their_grants_allow(server: Server) -> None:
+    """SHOW / DESCRIBE STREAM see only the streams a role holds a privilege on, as SHOW TABLES."""
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"STR_{tag}", f"STR_READER_{tag}", f"STR_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE TABLE {db}.public.src (id INT)")
+        adm.execute(f"CREATE STREAM {db}.public.s1 ON TABLE {db}.public.src")
+        adm.execute(f"CREATE STREAM {db}.public.s2 ON TABLE {db}.public.src")
+        adm.execute(f"INSERT INTO {db}.public.src VALUES (1)")
+        adm.execute(f"CREATE ROLE {role}")
+        adm.execute(f"CREATE USER {user} PASSWORD = 'pw-5' DEFAULT_ROLE = {role}")
+        adm.execute(f"GRANT ROLE {role} TO USER {user}")
+        adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+        adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+        assert len(adm.execute(f"SHOW STREAMS IN SCHEMA {db}.public").fetchall()) == 2
+        with server.connect(user=user, password="pw-5") as conn:
+            cur = conn.cursor()
+            assert cur.execute(f"SHOW STREAMS IN DATABASE {db}").fetchall() == []
+            assert _error(cur, f"DESCRIBE STREAM {db}.public.s1").errno == 2003
+            assert _error(cur, f"SELECT * FROM {db}.public.s1").errno == 2003
+            make = f"CREATE STREAM {db}.public.s3 ON TABLE {db}.public.src"
+            assert _error(cur, make).errno == 3001  # no CREATE STREAM on the schema
+            adm.execute(f"GRANT CREATE STREAM ON SCHEMA {db}.public TO ROLE {role}")
+            assert _error(cur, make).errno == 2003  # the table is not the role's to read
+            adm.execute(f"GRANT SELECT ON TABLE {db}.public.src TO ROLE {role}")
+            cur.execute(make)
+            assert _error(cur, f"DROP STREAM {db}.public.s2").errno == 2003  # invisible to the role
+            adm.execute(f"GRANT SELECT ON STREAM {db}.public.s1 TO ROLE {role}")
+            assert [r[1] for r in cur.execute(f"SHOW STREAMS IN DATABASE {db}").fetchall()] == ["S1", "S3"]
+            assert cur.execute(f"DESCRIBE STREAM {db}.public.s1").fetchone()[1] == "S1"
+            assert _error(cur, f"DROP STREAM {db}.public.s1").errno == 3001  # seen, not owned
+            read = cur.execute(f"SELECT id, METADATA$ACTION FROM {db}.public.s1").fetchall()
+            assert read == [(1, "INSERT")]
+            shown = adm.execute(f"SHOW GRANTS ON STREAM {db}.public.s1").fetchall()
+            assert ("SELECT", role) in [(r[1], r[5]) for r in shown]
+            assert _error(adm, f"GRANT INSERT ON STREAM {db}.public.s1 TO ROLE {role}").errno == 3008
+
+
+def test_tasks_follow_their_privileges(server: Server) -> None:
+    """CREATE TASK needs the schema's CREATE TASK; EXECUTE / RESUME take OPERATE on the task,
+    other changes its ownership; SHOW lists the tasks a role holds something on."""
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"TSK_{tag}", f"TSK_OP_{tag}", f"TSK_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE TABLE {db}.public.log (n INT)")
+        adm.execute(f"CREATE TASK {db}.public.job AS INSERT INTO {db}.public.log VALUES (1)")
+        adm.execute(f"CREATE ROLE {role}")
+        adm.execute(f"CREATE USER {user} PASSWORD = 'pw-6' DEFAULT_ROLE = {role}")
+        adm.execute(f"GRANT ROLE {role} TO USER {user}")
+        adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+        adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+        with server.connect(user=user, password="pw-6") as conn:
+            cur = conn.cursor()
+            assert cur.execute(f"SHOW TASKS IN DATABASE {db}").fetchall() == []
+            assert _error(cur, f"EXECUTE TASK {db}.public.job").errno == 2003  # invisible
+            assert _error(cur, f"CREATE TASK {db}.public.mine AS SELECT 1").errno == 3001
+            adm.execute(f"GRANT OPERATE ON TASK {db}.public.job TO ROLE {role}")
+            assert [r[1] for r in cur.execute(f"SHOW TASKS IN DATABASE {db}").fetchall()] == ["JOB"]
+            cur.execute(f"EXECUTE TASK {db}.public.job AWAIT")
+            assert adm.execute(f"SELECT n FROM {db}.public.log").fetchall() == [(1,)]  # run as the owner
+            cur.execute(f"ALTER TASK {db}.public.job SUSPEND")
+            assert _error(cur, f"ALTER TASK {db}.public.job SET COMMENT = 'x'").errno == 3001
+            assert _error(cur, f"DROP TASK {db}.public.job").errno == 3001
+            adm.execute(f"GRANT CREATE TASK ON SCHEMA {db}.public TO ROLE {role}")
+            cur.execute(f"CREATE TASK {db}.public.mine AS SELECT 1")
+            assert cur.execute(f"DROP TASK {db}.public.mine").fetchone() == ("MINE successfully dropped.",)

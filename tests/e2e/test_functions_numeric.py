@@ -138,10 +138,11 @@ def test_floor_ceil_sign_of_numbers_are_exact_numbers(cur: Any) -> None:
     ]
 
 
-def test_integer_products_do_not_wrap(cur: Any) -> None:
+def test_integer_arithmetic_does_not_wrap(cur: Any) -> None:
     """NUMBER(38, 0) holds 38 digits: 5000000000 * 5000000000 is 25000000000000000000 (DataFusion's
-    64-bit product wrapped to 6553255926290448384); where a function needs a 64-bit integer, a
-    product past it is Snowflake's out-of-range error, never a wrong number."""
+    64-bit product wrapped to 6553255926290448384, and a sum past 64 bits turned negative); where a
+    function needs a 64-bit integer, a value past it is Snowflake's out-of-range error, never a
+    wrong number."""
     cur.execute("CREATE TABLE big (a INT, b INT, s TEXT)")
     cur.execute("INSERT INTO big VALUES (5000000000, 5000000000, 'x'), (3, 4, 'ab')")
     assert cur.execute("SELECT 5000000000 * 5000000000").fetchone() == (25000000000000000000,)
@@ -152,6 +153,9 @@ def test_integer_products_do_not_wrap(cur: Any) -> None:
     assert cur.execute("SELECT SUM(a * b) FROM big WHERE a * b > 0").fetchone() == (25000000000000000012,)
     cur.execute("INSERT INTO big VALUES (9000000000000000000, 1, 'y'), (9000000000000000000, 1, 'z')")
     assert cur.execute("SELECT SUM(a) FROM big WHERE b = 1").fetchone() == (18000000000000000000,)
+    cur.execute("SELECT a + a, a - b - a - a, a + 1 > a FROM big WHERE b = 1 LIMIT 1")
+    assert cur.fetchone() == (18000000000000000000, -9000000000000000001, True)
+    assert cur.execute("SELECT 9223372036854775807 + 1").fetchone() == (9223372036854775808,)
     assert cur.execute("SELECT REPEAT(s, a * b) FROM big WHERE a = 3").fetchone() == ("ab" * 12,)
     # Grouped by the product (its alias, the expression, a rollup): the same key as selected.
     cur.execute("SELECT a * b AS p, COUNT(*) FROM big GROUP BY p ORDER BY p")

@@ -108,3 +108,21 @@ def test_an_update_is_paired_by_the_primary_key(cur: Any) -> None:
         (2, "b", "DELETE", False),
         (3, "c", "INSERT", False),
     ]
+
+
+def test_a_stream_can_start_at_or_before_a_point(src: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/create-stream: AT | BEFORE (TIMESTAMP |
+    OFFSET | STATEMENT) sets the offset to that version of the table."""
+    src.execute("INSERT INTO src VALUES (2, 'b')")
+    inserted = src.sfqid
+    src.execute("INSERT INTO src VALUES (3, 'c')")
+    src.execute(f"CREATE STREAM since_2 ON TABLE src BEFORE (STATEMENT => '{inserted}')")
+    src.execute(f"CREATE STREAM after_2 ON TABLE src AT (STATEMENT => '{inserted}') COMMENT = 'x'")
+    src.execute("CREATE STREAM now ON TABLE src AT (TIMESTAMP => CURRENT_TIMESTAMP()) APPEND_ONLY = TRUE")
+    src.execute("INSERT INTO src VALUES (4, 'd')")
+    assert rows(src, "SELECT id FROM since_2 ORDER BY id") == [(2,), (3,), (4,)]
+    assert rows(src, "SELECT id FROM after_2 ORDER BY id") == [(3,), (4,)]
+    assert rows(src, "SELECT id FROM now") == [(4,)]
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("CREATE STREAM bad ON TABLE src AT (TIMESTAMP => '2001-01-01'::TIMESTAMP_LTZ)")
+    assert err.value.errno == 707  # before the table existed

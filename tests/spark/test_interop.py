@@ -152,3 +152,24 @@ def test_spark_views_schema_evolution_and_row_changes(spark: SparkSession, cat: 
     assert spark.sql(f"SELECT count(*) FROM {cat}.public.cheap").collect()[0][0] == 2
     spark.sql(f"DROP VIEW {cat}.public.cheap")
     assert spark.sql(f"SHOW VIEWS IN {cat}.public").collect() == []
+
+
+def test_a_stream_reads_sparks_merge_on_read_changes(spark: SparkSession, cat: str, cur: Any) -> None:
+    """Spark's DELETE and UPDATE in merge-on-read mode write delete files, not new data files: a
+    stream still sees exactly the rows they removed and wrote."""
+    spark.sql(
+        f"""CREATE TABLE {cat}.public.mor (id BIGINT, v STRING) USING iceberg
+            TBLPROPERTIES ('write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read')"""
+    )
+    spark.sql(f"INSERT INTO {cat}.public.mor VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    cur.execute("CREATE STREAM mor_changes ON TABLE mor")
+    cur.execute("CREATE TABLE mor_sink (id INT, v TEXT, action TEXT)")
+    spark.sql(f"DELETE FROM {cat}.public.mor WHERE id = 2")
+    spark.sql(f"UPDATE {cat}.public.mor SET v = 'C' WHERE id = 3")
+    deletes = spark.sql(f"SELECT COUNT(*) FROM {cat}.public.mor.delete_files").collect()[0][0]
+    assert deletes >= 1  # the changes really are delete files
+    cur.execute("SELECT id, v, METADATA$ACTION FROM mor_changes ORDER BY id, METADATA$ACTION")
+    assert cur.fetchall() == [(2, "b", "DELETE"), (3, "c", "DELETE"), (3, "C", "INSERT")]
+    cur.execute("INSERT INTO mor_sink SELECT id, v, METADATA$ACTION FROM mor_changes")
+    assert cur.execute("SELECT COUNT(*) FROM mor_changes").fetchone() == (0,)
+    assert cur.execute("SELECT COUNT(*) FROM mor_sink").fetchone() == (3,)

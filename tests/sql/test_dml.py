@@ -45,8 +45,8 @@ def test_insert_def_reads_target_columns_and_overwrite() -> None:
 
 def test_insert_select_with_repeated_expressions() -> None:
     # DataFusion refuses two projections with one name; Snowflake accepts them.
-    assert '"a" + 1 AS "a + 1", "a" + 1 AS "a + 1\u2063"' in insert_sql(
-        "SELECT a + 1, a + 1 FROM t", "NUMBER", "NUMBER"
+    assert '"d" + 1 AS "d + 1", "d" + 1 AS "d + 1\u2063"' in insert_sql(
+        "SELECT d + 1, d + 1 FROM t", "NUMBER", "NUMBER"
     )
 
 

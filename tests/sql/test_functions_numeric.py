@@ -97,3 +97,18 @@ def test_division_of_aggregates_and_arithmetic_follows_snowflake_scales() -> Non
         "1.8750000000",
         "1.87500000",
     ]
+
+
+def test_integer_arithmetic_is_exact_to_38_digits() -> None:
+    # DataFusion's 64-bit +, -, * wrap; as NUMBER(38, 0) they do not. Two small literals stay as
+    # written; where a function takes a 64-bit integer, the exact value is cast back, checked.
+    validate(
+        "SELECT a + c AS x, a - 1 AS y, 2 + 3 AS z, REPEAT(b, a * 2) AS r FROM t",
+        'SELECT CAST("a" AS DECIMAL(38, 0)) + "c" AS "x", CAST("a" AS DECIMAL(38, 0)) - 1 AS "y", '
+        '2 + 3 AS "z", repeat("b", arrow_cast(CAST("a" AS DECIMAL(38, 0)) * 2, \'Int64\')) AS "r" '
+        'FROM "__t0" AS "t"',
+    )
+    assert row("SELECT 9223372036854775807 + 1, -9223372036854775807 - 2") == [
+        Decimal("9223372036854775808"),
+        Decimal("-9223372036854775809"),
+    ]

@@ -67,7 +67,7 @@ def test_star_columns_are_named_by_the_table() -> None:
 
 
 def test_projections_get_engine_aliases() -> None:
-    validate("select a+1 from t", 'SELECT "a" + 1 AS "a+1" FROM "__t0" AS "t"')
+    validate("select d+1 from t", 'SELECT "d" + 1 AS "d+1" FROM "__t0" AS "t"')
     validate("select count(*) c from t", 'SELECT count(*) AS "c" FROM "__t0" AS "t"')
     # Two projections with one name get distinct engine names.
     validate("select 1 as a, 2 as a", 'SELECT 1 AS "a", 2 AS "a_"')

@@ -174,8 +174,8 @@ def test_current_time() -> None:
 
 def test_lateral_aliases_expand_in_where_group_by_and_having() -> None:
     validate(
-        "SELECT a + 1 AS x FROM t WHERE x > 1",
-        'SELECT "a" + 1 AS "x" FROM "__t0" AS "t" WHERE ("a" + 1) > 1',
+        "SELECT d + 1 AS x FROM t WHERE x > 1",
+        'SELECT "d" + 1 AS "x" FROM "__t0" AS "t" WHERE ("d" + 1) > 1',
     )
     validate(
         "SELECT UPPER(b) AS u, COUNT(*) AS n FROM t GROUP BY u HAVING n > 1",

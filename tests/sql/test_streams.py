@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from embucket_py.errors import Unsupported
+from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.parse import parse
 from embucket_py.sql.streams import StreamStatement, stream_statement
 from tests.sql.helpers import CTX
@@ -26,8 +26,11 @@ def test_create_stream_with_options() -> None:
         True,
         True,
     )
-    with pytest.raises(Unsupported):
-        statement("CREATE STREAM s ON TABLE t AT(OFFSET => -60)")
+    s = statement("CREATE STREAM s ON TABLE t AT(OFFSET => -60) APPEND_ONLY = TRUE")
+    assert s is not None and s.point is not None and s.append_only
+    assert (s.point.kind, s.point.before, s.point.value.sql()) == ("OFFSET", False, "-60")
+    with pytest.raises(SqlCompilationError):
+        statement("CREATE STREAM s ON TABLE t AT(OFFSET => -60")
     with pytest.raises(Unsupported):
         statement("CREATE STREAM s ON VIEW v")
 

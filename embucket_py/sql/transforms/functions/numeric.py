@@ -286,7 +286,7 @@ def _numeric_operands(node: exp.Expression) -> exp.Expression | None:
 
 
 def is_int64(node: exp.Expression) -> bool:
-    """An operand DataFusion multiplies as a 64-bit integer: an integer literal, a column stored as
+    """An operand DataFusion computes with as a 64-bit integer: an integer literal, a column stored as
     one (NUMBER(p, 0) up to 18 digits, or NUMBER(38, 0), both Iceberg longs)."""
     while isinstance(node, exp.Paren | exp.Neg):
         node = node.this
@@ -319,20 +319,28 @@ def _takes_decimals(node: exp.Expression) -> bool:
     return False
 
 
-def _integer_product(node: exp.Mul) -> exp.Expression:
-    """Integers multiply exactly, as Snowflake's NUMBER(38, 0) does (DataFusion's 64-bit product
-    wraps: 5000000000 * 5000000000 was 6553255926290448384): as a NUMBER(38, 0) where one is
-    taken, else back to a 64-bit integer for the functions that need one, checked (past 64 bits
-    that cast fails: an error, never a wrong number)."""
-    exact = exp.Mul(this=cast(node.this, "NUMBER(38, 0)"), expression=node.expression)
+def _small_literals(node: exp.Binary) -> bool:
+    """Two literals whose sum or product cannot leave 64 bits (`LIMIT 2 + 3` stays as written)."""
+    operands = [x.unnest() for x in (node.this, node.expression)]
+    operands = [x.this if isinstance(x, exp.Neg) else x for x in operands]
+    return all(isinstance(x, exp.Literal) and abs(int(x.name)) < 2**31 for x in operands)
+
+
+def _exact_integers(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
+    """Integers add, subtract and multiply exactly, as Snowflake's NUMBER(38, 0) does (DataFusion's
+    64-bit arithmetic wraps: 5000000000 * 5000000000 was 6553255926290448384, and
+    9223372036854775807 + 1 was negative): as a NUMBER(38, 0) where one is taken, else back to a
+    64-bit integer for the functions that need one, checked (past 64 bits that cast fails: an
+    error, never a wrong number)."""
+    exact = type(node)(this=cast(node.this, "NUMBER(38, 0)"), expression=node.expression)
     return exact if _takes_decimals(node) else int64(exact)
 
 
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if (doubled := _numeric_operands(node)) is not None:
         return doubled
-    if isinstance(node, exp.Mul) and is_int64(node.this) and is_int64(node.expression):
-        return _integer_product(node)
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul) and is_int64(node.this) and is_int64(node.expression):
+        return node if _small_literals(node) else _exact_integers(node)
     if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
         return _exponent_literal(node)
     if isinstance(node, exp.WidthBucket):

@@ -1,0 +1,191 @@
+"""Dynamic tables: a table kept equal to its query's result.
+
+CREATE DYNAMIC TABLE makes the table as CREATE TABLE ... AS does (INITIALIZE = ON_CREATE) and
+records a task of kind DYNAMIC TABLE whose run refreshes it: the query's rows replace the table's
+in one Iceberg commit (INSERT OVERWRITE; a full refresh), as the owner role, every TARGET_LAG
+(DOWNSTREAM: only on ALTER DYNAMIC TABLE ... REFRESH). The task runner and scheduler of
+engine/tasks.py run the refreshes; a table replaced or dropped since is no longer refreshed.
+https://docs.snowflake.com/en/user-guide/dynamic-tables-about
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from embucket_py import naming
+from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.tables import TableName, Tables
+from embucket_py.catalog.tasks import Task, Tasks
+from embucket_py.engine import access
+from embucket_py.engine.metadata_columns import NUMBER, TEXT, TIMESTAMP_LTZ, Columns
+from embucket_py.engine.result import QueryResult, StatementType, constant, status
+from embucket_py.engine.task_schedule import check, next_run_ms
+from embucket_py.errors import object_not_found
+from embucket_py.sessions.session import Session
+from embucket_py.sql.dynamic_tables import DynamicStatement, DynamicTable
+from embucket_py.sql.names import like_matches
+from embucket_py.sql.tasks import parse_schedule
+
+if TYPE_CHECKING:
+    from embucket_py.engine.executor import Engine
+
+KIND = "DYNAMIC TABLE"
+DYNAMIC_PROPERTY = "embucket.dynamic-table"  # on the Iceberg table: SHOW's is_dynamic
+
+
+def store(metastore: Metastore) -> Tasks:
+    return Tasks(metastore, KIND)
+
+
+def check_lag(target_lag: str) -> str | None:
+    """The refresh schedule of a TARGET_LAG (None: DOWNSTREAM).
+
+    Raises:
+        SqlCompilationError: neither an interval nor DOWNSTREAM.
+    """
+    if target_lag.upper() == "DOWNSTREAM":
+        return None
+    check(parse_schedule(target_lag))
+    return target_lag
+
+
+def record(tables: Tables, session: Session, dynamic: DynamicTable) -> None:
+    """After the CTAS made the table: marks it dynamic and records its refreshes."""
+    ref = TableName(*dynamic.parts)
+    with tables.load(ref).transaction() as tx:
+        tx.set_properties({DYNAMIC_PROPERTY: "true"})
+    schedule = check_lag(dynamic.target_lag)
+    options = {"refresh_mode": dynamic.refresh_mode, "table_uuid": str(tables.load(ref).metadata.table_uuid)}
+    task = Task(
+        *dynamic.parts,
+        dynamic.query,
+        schedule=schedule,
+        warehouse=dynamic.warehouse,
+        options=json.dumps(options),
+        started=True,
+        next_run_ms=_first_run(schedule),
+        owner=session.role,
+    )
+    store(tables.metastore).create(task, replace=True, if_not_exists=False)
+
+
+def forget(tables: Tables, parts: list[str]) -> None:
+    """A table of that name was created or dropped by other DDL: no refreshes of the old one."""
+    store(tables.metastore).drop(*parts, if_exists=True)
+
+
+def refresh_statement(task: Task) -> str:
+    """The statement a refresh runs: the query's rows in place of the table's."""
+    target = ".".join(naming.quote(p) for p in task.parts)
+    return f"INSERT OVERWRITE INTO {target} {task.definition}"
+
+
+def is_current(tables: Tables, task: Task) -> bool:
+    """Whether the table is still the one the dynamic table made (not replaced or dropped)."""
+    table = tables.find(TableName(*task.parts))
+    uuid = json.loads(task.options or "{}").get("table_uuid")
+    return table is not None and str(table.metadata.table_uuid) == uuid
+
+
+def _first_run(schedule: str | None) -> int | None:
+    return None if schedule is None else next_run_ms(parse_schedule(schedule), int(time.time() * 1000))
+
+
+def run(engine: Engine, tables: Tables, session: Session, statement: DynamicStatement) -> QueryResult:
+    """ALTER DYNAMIC TABLE and SHOW DYNAMIC TABLES.
+
+    Raises:
+        ObjectNotFound: no such dynamic table (or one the role does not see).
+        SnowflakeError: REFRESH's statement failed (the table keeps its rows).
+    """
+    grants = tables.metastore.grants
+    roles = access.active_roles(grants, session)
+    dynamic = store(tables.metastore)
+    if statement.action == "SHOW":
+        return _show(tables, dynamic, statement, roles)
+    task = dynamic.get(*statement.parts)
+    on = Securable("TABLE", *statement.parts)
+    if task is None or not is_current(tables, task) or not access.visible(grants, roles, on):
+        if statement.if_exists:
+            return status("Statement executed successfully.")
+        raise object_not_found("Dynamic table", ".".join(statement.parts))
+    access.require(grants, roles, access.Need("OWNERSHIP" if statement.change == "SET" else "UPDATE", on))
+    if statement.change == "REFRESH":
+        engine.tasks.refresh(task)
+    elif statement.change == "SUSPEND":
+        dynamic.update(task, started=False, next_run_ms=None, suspended_on=datetime.now(UTC))
+    elif statement.change == "RESUME":
+        dynamic.update(task, started=True, next_run_ms=_first_run(task.schedule))
+    else:  # SET
+        settings = statement.settings or {}
+        changes: dict[str, object] = {}
+        if "TARGET_LAG" in settings:
+            changes["schedule"] = check_lag(settings["TARGET_LAG"])
+            changes["next_run_ms"] = _first_run(changes["schedule"]) if task.started else None  # type: ignore[arg-type]
+        if "WAREHOUSE" in settings:
+            changes["warehouse"] = settings["WAREHOUSE"].upper()
+        dynamic.update(task, **changes)
+    return status("Statement executed successfully.")
+
+
+# https://docs.snowflake.com/en/sql-reference/sql/show-dynamic-tables#output
+SHOW_DYNAMIC_TABLES: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    *[(n, TEXT) for n in ("name", "reserved", "database_name", "schema_name", "cluster_by")],
+    ("rows", NUMBER),
+    ("bytes", NUMBER),
+    *[(n, TEXT) for n in ("owner", "target_lag", "refresh_mode", "refresh_mode_reason", "warehouse")],
+    *[(n, TEXT) for n in ("comment", "text", "automatic_clustering", "scheduling_state")],
+    ("last_suspended_on", TIMESTAMP_LTZ),
+    *[(n, TEXT) for n in ("is_clone", "is_replica", "is_iceberg")],
+    ("data_timestamp", TIMESTAMP_LTZ),
+    ("owner_role_type", TEXT),
+    ("immutable_where", TEXT),
+]
+
+
+def _show(tables: Tables, dynamic: Tasks, statement: DynamicStatement, roles: set[str]) -> QueryResult:
+    grants = tables.metastore.grants
+    rows = []
+    for database, schema in tables.metastore.schemas_in_scope(statement.parts):
+        for task in dynamic.list(database, schema):
+            if statement.like is not None and not like_matches(statement.like, task.name):
+                continue
+            if not is_current(tables, task) or not access.visible(
+                grants, roles, Securable("TABLE", *task.parts)
+            ):
+                continue
+            rows.append(_row(tables, task))
+    return constant(SHOW_DYNAMIC_TABLES, rows, StatementType.SHOW)
+
+
+def _row(tables: Tables, task: Task) -> tuple[object, ...]:
+    table = tables.load(TableName(*task.parts))
+    count, size = Tables.size(table)
+    snapshot = table.current_snapshot()
+    lag = task.schedule or "DOWNSTREAM"
+    mode = json.loads(task.options or "{}").get("refresh_mode", "AUTO")
+    warehouse = f" warehouse = {task.warehouse}" if task.warehouse else ""
+    settings = f"target_lag = '{lag}'{warehouse} refresh_mode = {mode}"
+    text = f"create dynamic table {task.name} {settings} as {task.definition}"
+    refreshed = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, UTC) if snapshot else None
+    created = task.created_on.replace(tzinfo=UTC) if task.created_on else None
+    suspended = task.suspended_on.replace(tzinfo=UTC) if task.suspended_on and not task.started else None
+    return (
+        *(created, task.name, "", task.database, task.schema, "", count, size, task.owner or ""),
+        *(
+            lag,
+            mode,
+            "",
+            task.warehouse,
+            Tables.comment(table) or "",
+            text,
+            "OFF",
+            "RUNNING" if task.started else "SUSPENDED",
+        ),
+        *(suspended, "false", "false", "false", refreshed, "ROLE", None),
+    )
