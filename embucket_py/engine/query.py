@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
 
@@ -246,11 +247,30 @@ def run_query(
         return reused.result()
     frame, names = _plan_translated(tables, tree, ctx, translation, stored, cancel, share=True)
     stats = frame.session_context.scan_stats  # type: ignore[attr-defined]
-    columns = columns_of(frame.schema(), names)
-    batches = stream(frame, cancel, stats)
+    schema, batches = frame.schema(), stream(frame, cancel, stats)
+    if tree.find(exp.SetOperation):
+        schema, batches = _as_executed(schema, batches)
+    columns = columns_of(schema, names)
     if key is not None:
         batches = REUSED.keep(key, columns, batches)
     return QueryResult(columns, batches, StatementType.SELECT, scan=stats)
+
+
+def _as_executed(
+    schema: pa.Schema, batches: Iterator[pa.RecordBatch]
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """The schema of a set operation's rows as they come: DataFusion's DataFrame schema is its
+    first branch's (INT for `SELECT 1 UNION ALL SELECT 2.5`), while the plan that runs coerces
+    every branch to the common type (here a DOUBLE). Reads the first batch to learn it."""
+    first = next(batches, None)
+    if first is None:
+        return schema, batches
+    if first.schema.types != schema.types:
+        fields = zip(schema, first.schema, strict=True)
+        schema = pa.schema(
+            [f.with_type(b.type).with_nullable(True) for f, b in fields], metadata=schema.metadata
+        )
+    return schema, itertools.chain([first], batches)
 
 
 def describe_query(

@@ -347,3 +347,15 @@ def test_positional_column_references(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as info:
         cur.execute("SELECT $3 FROM pos")
     assert (info.value.errno, info.value.sqlstate) == (904, "42000")
+
+
+def test_a_union_has_its_branches_common_type(cur: Any) -> None:
+    """The rows of a UNION come in the branches' common type (DataFusion's DataFrame reported the
+    first branch's: an INT column holding 2.5 failed to convert)."""
+    cur.execute("CREATE TABLE ut (id INT)")
+    cur.execute("INSERT INTO ut VALUES (1)")
+    cur.execute("SELECT id FROM ut UNION ALL SELECT 2.5::FLOAT")
+    assert cur.description[0].type_code == 1  # REAL
+    assert cur.fetchall() == [(1.0,), (2.5,)]
+    cur.execute("SELECT id FROM ut UNION ALL SELECT id + 9223372036854775807 FROM ut ORDER BY 1")
+    assert cur.fetchall() == [(1,), (9223372036854775808,)]

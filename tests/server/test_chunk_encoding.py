@@ -225,3 +225,28 @@ def test_a_chunk_serialized_in_carriers_a_later_row_widens_is_serialized_again()
     assert table.column("V").to_pylist() == values.to_pylist()
     first.serialize_ahead()  # once the statement has ended, left to the download
     assert first.ready is None
+
+
+def test_chunks_of_tiny_decimal_batches_are_sized_exactly() -> None:
+    """A UNION's branches give batches of one or two rows among large ones. Narrowed to an integer
+    carrier, an unsliced array's buffer must hold exactly its values: the IPC writer writes a
+    buffer whole when it is within Arrow's 64-byte padding of that (a 1-row DECIMAL's 16 bytes
+    were written as an INT's 4 and padded to 16, not 8: the body outgrew its announced size)."""
+    sizes = [20_000, 1, 2, 1, 3, 20_000, 1, 40_000, 2]
+    batches, values = [], []
+    for i, rows in enumerate(sizes):
+        chunk_values = [Decimal(1_000_000 + i * 7 + r) for r in range(rows)]
+        values += chunk_values
+        batches.append(pa.record_batch({"d": pa.array(chunk_values, pa.decimal128(38, 0))}))
+    result = QueryResult(columns_of(batches[0].schema, ["D"]), iter(batches), StatementType.SELECT)
+    encoded = encoding.encode_arrow(result, "UTC")
+    first = pa.ipc.open_stream(pa.py_buffer(base64.b64decode(encoded.data["rowsetBase64"])))
+    seen = first.read_all().column(0).to_pylist()
+    assert encoded.chunks
+    for chunk in encoded.chunks:
+        body = chunk.body
+        assert len(body) == chunk.size
+        table = pa.ipc.open_stream(pa.py_buffer(bytes(body))).read_all()
+        assert table.schema.field("D").type == pa.int32()
+        seen += table.column(0).to_pylist()
+    assert seen == [int(v) for v in values]

@@ -112,3 +112,17 @@ def test_integer_arithmetic_is_exact_to_38_digits() -> None:
         Decimal("9223372036854775808"),
         Decimal("-9223372036854775809"),
     ]
+
+
+def test_numbers_on_both_sides_of_concatenation_become_text() -> None:
+    # DataFusion's || wants a string on one side; Snowflake turns NUMBERs into their text.
+    assert row("SELECT 1 || 2.5, 4 || 5, 4 || CAST(5 AS NUMBER(38, 0)), 'a' || 1") == [
+        "12.5",
+        "45",
+        "45",
+        "a1",
+    ]
+    validate(
+        "SELECT a || c FROM t",
+        'SELECT CAST("a" AS VARCHAR) || CAST("c" AS VARCHAR) AS "a || c" FROM "__t0" AS "t"',
+    )

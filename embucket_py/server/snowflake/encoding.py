@@ -384,7 +384,7 @@ def to_carriers(schema: pa.Schema, batches: list[pa.RecordBatch]) -> list[pa.Rec
             if cast is None:
                 cast = pc.cast(_unscaled(arrays), f.type, safe=False).combine_chunks()
             starts = itertools.accumulate((len(a) for a in arrays), initial=0)
-            arrays = [cast.slice(start, len(a)) for start, a in zip(starts, arrays, strict=False)]
+            arrays = [_exact(cast.slice(start, len(a))) for start, a in zip(starts, arrays, strict=False)]
         columns.append(arrays)
     return [pa.RecordBatch.from_arrays(list(row), schema=schema) for row in zip(*columns, strict=True)]
 
@@ -461,10 +461,27 @@ def _shaped_like(schema: pa.Schema, batch: pa.RecordBatch) -> pa.RecordBatch:
     arrays = [
         a
         if a.type == f.type
-        else pa.Array.from_buffers(f.type, len(a), a.buffers()[:2], null_count=a.null_count, offset=a.offset)
+        else _exact(
+            pa.Array.from_buffers(f.type, len(a), a.buffers()[:2], null_count=a.null_count, offset=a.offset)
+        )
         for a, f in zip(batch.columns, schema, strict=True)
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _exact(array: pa.Array) -> pa.Array:
+    """A fixed-width array with buffers of exactly its values' bytes. The IPC writer writes an
+    unsliced buffer whole when it is within Arrow's 64-byte padding of the values' size, so a
+    larger one (a wider type's buffer reinterpreted, the first slice of a whole chunk's cast)
+    would change the stream's length from the one counted."""
+    if array.offset:
+        return array  # a slice's buffers are cut to its values
+    validity, data = array.buffers()[:2]
+    rows = len(array)
+    if validity is not None:
+        validity = validity.slice(0, (rows + 7) // 8)
+    data = data.slice(0, rows * array.type.byte_width)
+    return pa.Array.from_buffers(array.type, rows, [validity, data], null_count=array.null_count)
 
 
 # --- Arrow -------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from sqlglot import exp
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import active, parameter
 from embucket_py.sql.transforms.functions.column_kinds import stored_kind
+from embucket_py.sql.transforms.functions.numeric import number_scale
 from embucket_py.sql.transforms.functions.semistructured import SEMI_TYPES
 from embucket_py.sql.transforms.functions.temporal import (
     COMPARISONS,
@@ -370,9 +371,15 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return exp.Cast(this=wall_of(node.this), to=node.to)
     if isinstance(node, exp.DPipe | exp.Concat):
         # || and CONCAT turn a timestamp into text as a cast does.
-        for operand in node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]:
+        operands = node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]
+        for operand in operands:
             if (kind := timestamp_kind(operand)) is not None:
                 operand.replace(timestamp_text(operand.copy(), kind))
+        if isinstance(node, exp.DPipe) and "string" not in (kind_of(node.this), kind_of(node.expression)):
+            # Numbers on both sides (`4 || 5`, a NUMBER column's): DataFusion's || needs a string.
+            for operand in (node.this, node.expression):
+                if kind_of(operand) == "number" or number_scale(operand) is not None:
+                    operand.replace(exp.cast(operand.copy(), "VARCHAR"))
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
         return _zoned_cast(node)
     if isinstance(node, exp.Cast) and "string" in (kind_of(node.this), _column_kind(node.this)):
