@@ -39,6 +39,19 @@ def test_count_if_over_no_rows_is_zero(data: Any) -> None:
     assert data.execute("SELECT COUNT_IF(v > 100) FROM agg WHERE k = 3").fetchone()[0] == 0
 
 
+def test_listagg_of_no_values_is_an_empty_string(data: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/listagg: an empty input, or only
+    NULLs, gives '' (not NULL)."""
+    cur = data.execute(
+        "SELECT k, LISTAGG(v, ',') WITHIN GROUP (ORDER BY v), LISTAGG(CASE WHEN v > 5 THEN v END, '|') "
+        "FROM agg GROUP BY k ORDER BY k"
+    )
+    assert cur.fetchall() == [(1, "1,2,2,3", ""), (2, "7", "7")]
+    assert data.execute("SELECT LISTAGG(v) FROM agg WHERE k = 3").fetchone() == ("",)
+    cur = data.execute("SELECT LISTAGG(v, ',') OVER (PARTITION BY v IS NULL) FROM agg WHERE k = 2 ORDER BY v")
+    assert cur.fetchall() == [("7",), ("",)]
+
+
 def test_windows(data: Any) -> None:
     rows = data.execute(
         "SELECT v, RATIO_TO_REPORT(v) OVER (PARTITION BY k), CONDITIONAL_TRUE_EVENT(v > 1) OVER (ORDER BY v) "

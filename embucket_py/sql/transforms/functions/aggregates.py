@@ -228,7 +228,19 @@ def _percentile_disc(node: exp.WithinGroup) -> exp.Expression:
     return call("array_element", ordered, int64(call("greatest", rank, number(1))))
 
 
+def _is_listagg(node: exp.Expression) -> bool:
+    """LISTAGG as written, with its WITHIN GROUP and OVER (not a part of one)."""
+    if isinstance(node.parent, exp.Window | exp.WithinGroup | exp.Coalesce):
+        return False
+    while isinstance(node, exp.Window | exp.WithinGroup):
+        node = node.this
+    return isinstance(node, exp.GroupConcat)
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if _is_listagg(node):
+        # No values, or only NULLs: an empty string, not NULL (https://docs.snowflake.com/en/sql-reference/functions/listagg).
+        return exp.Coalesce(this=node, expressions=[exp.Literal.string("")])
     if isinstance(node, exp.Window):
         return _window(node)
     if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileDisc):
