@@ -11,7 +11,6 @@ https://docs.snowflake.com/en/user-guide/dynamic-tables-about
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from embucket_py.catalog.tasks import Task, Tasks
 from embucket_py.engine import access
 from embucket_py.engine.metadata_columns import NUMBER, TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
-from embucket_py.engine.task_schedule import check, next_run_ms
+from embucket_py.engine.task_schedule import check, first_run_ms
 from embucket_py.errors import object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.dynamic_tables import DynamicStatement, DynamicTable
@@ -67,7 +66,7 @@ def record(tables: Tables, session: Session, dynamic: DynamicTable) -> None:
         warehouse=dynamic.warehouse,
         options=json.dumps(options),
         started=True,
-        next_run_ms=_first_run(schedule),
+        next_run_ms=first_run_ms(schedule),
         owner=session.role,
     )
     store(tables.metastore).create(task, replace=True, if_not_exists=False)
@@ -89,10 +88,6 @@ def is_current(tables: Tables, task: Task) -> bool:
     table = tables.find(TableName(*task.parts))
     uuid = json.loads(task.options or "{}").get("table_uuid")
     return table is not None and str(table.metadata.table_uuid) == uuid
-
-
-def _first_run(schedule: str | None) -> int | None:
-    return None if schedule is None else next_run_ms(parse_schedule(schedule), int(time.time() * 1000))
 
 
 def run(engine: Engine, tables: Tables, session: Session, statement: DynamicStatement) -> QueryResult:
@@ -119,13 +114,13 @@ def run(engine: Engine, tables: Tables, session: Session, statement: DynamicStat
     elif statement.change == "SUSPEND":
         dynamic.update(task, started=False, next_run_ms=None, suspended_on=datetime.now(UTC))
     elif statement.change == "RESUME":
-        dynamic.update(task, started=True, next_run_ms=_first_run(task.schedule))
+        dynamic.update(task, started=True, next_run_ms=first_run_ms(task.schedule))
     else:  # SET
         settings = statement.settings or {}
         changes: dict[str, object] = {}
         if "TARGET_LAG" in settings:
             changes["schedule"] = check_lag(settings["TARGET_LAG"])
-            changes["next_run_ms"] = _first_run(changes["schedule"]) if task.started else None  # type: ignore[arg-type]
+            changes["next_run_ms"] = first_run_ms(changes["schedule"]) if task.started else None  # type: ignore[arg-type]
         if "WAREHOUSE" in settings:
             changes["warehouse"] = settings["WAREHOUSE"].upper()
         dynamic.update(task, **changes)

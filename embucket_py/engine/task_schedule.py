@@ -9,11 +9,12 @@ https://docs.snowflake.com/en/sql-reference/sql/create-task#optional-parameters
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from embucket_py.errors import SqlCompilationError, Unsupported
-from embucket_py.sql.tasks import Schedule
+from embucket_py.sql.tasks import Schedule, parse_schedule
 
 _MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
 _DAYS = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
@@ -82,6 +83,12 @@ def _zone(name: str) -> ZoneInfo:
         raise SqlCompilationError(
             f"Invalid time zone '{name}' in the schedule.", code=1008, sqlstate="22023"
         ) from None
+
+
+def first_run_ms(schedule: str | None) -> int | None:
+    """When a task resumed now (or a dynamic table made now) first runs on its schedule: one
+    interval, or the next CRON time, from now (None: no schedule)."""
+    return None if schedule is None else next_run_ms(parse_schedule(schedule), int(time.time() * 1000))
 
 
 def next_run_ms(schedule: Schedule, after_ms: int) -> int:

@@ -31,7 +31,7 @@ from embucket_py.catalog.tasks import Task, TaskRun, Tasks
 from embucket_py.engine import access, dynamic_tables
 from embucket_py.engine.metadata_columns import NUMBER, TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
-from embucket_py.engine.task_schedule import check, next_run_ms
+from embucket_py.engine.task_schedule import check, first_run_ms, next_run_ms
 from embucket_py.errors import SnowflakeError, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
@@ -128,7 +128,7 @@ def _check_schedule(schedule: str | None, after: tuple[tuple[str, str, str], ...
 def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -> None:
     change, now = statement.change, datetime.now(UTC)
     if change == "RESUME":
-        store.update(task, started=True, next_run_ms=_first_run(task.schedule))
+        store.update(task, started=True, next_run_ms=first_run_ms(task.schedule))
     elif change == "SUSPEND":
         store.update(task, started=False, next_run_ms=None, suspended_on=now)
     elif change in ("SET", "UNSET"):
@@ -137,7 +137,7 @@ def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -
             if option == "SCHEDULE":
                 _check_schedule(value, task.predecessors)
                 changes["schedule"] = value
-                changes["next_run_ms"] = _first_run(value) if task.started else None
+                changes["next_run_ms"] = first_run_ms(value) if task.started else None
             elif option == "ALLOW_OVERLAPPING_EXECUTION":
                 changes["allow_overlapping"] = (value or "").upper() == "TRUE"
             else:
@@ -160,11 +160,6 @@ def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -
             after = tuple(p for p in task.predecessors if p not in named)
         _check_schedule(task.schedule, after)
         store.update(task, predecessors=after, committed_on=now)
-
-
-def _first_run(schedule: str | None) -> int | None:
-    """When a resumed task first runs: one interval (or the next CRON time) from now."""
-    return None if schedule is None else next_run_ms(parse_schedule(schedule), int(time.time() * 1000))
 
 
 # https://docs.snowflake.com/en/sql-reference/sql/show-tasks#output
@@ -405,7 +400,7 @@ class TaskRunner:
                 task.definition,
                 task.condition,
                 state,
-                error[0] if error else None,
+                (error[0] or None) if error else None,
                 error[1] if error else None,
                 run.scheduled_ms,
                 now if state != "SKIPPED" else None,
