@@ -11,8 +11,11 @@ https://docs.snowflake.com/en/user-guide/dynamic-tables-about
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
+
+from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
@@ -25,8 +28,10 @@ from embucket_py.engine.result import QueryResult, StatementType, constant, stat
 from embucket_py.engine.task_schedule import check, first_run_ms
 from embucket_py.errors import object_not_found
 from embucket_py.sessions.session import Session
+from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dynamic_tables import DynamicStatement, DynamicTable
-from embucket_py.sql.names import like_matches
+from embucket_py.sql.names import like_matches, qualify, table_parts
+from embucket_py.sql.parse import parse
 from embucket_py.sql.tasks import parse_schedule
 
 if TYPE_CHECKING:
@@ -58,18 +63,23 @@ def record(tables: Tables, session: Session, dynamic: DynamicTable) -> None:
     with tables.load(ref).transaction() as tx:
         tx.set_properties({DYNAMIC_PROPERTY: "true"})
     schedule = check_lag(dynamic.target_lag)
-    options = {"refresh_mode": dynamic.refresh_mode, "table_uuid": str(tables.load(ref).metadata.table_uuid)}
+    options: dict[str, object] = {
+        "refresh_mode": dynamic.refresh_mode,
+        "table_uuid": str(tables.load(ref).metadata.table_uuid),
+    }
     task = Task(
         *dynamic.parts,
         dynamic.query,
         schedule=schedule,
         warehouse=dynamic.warehouse,
-        options=json.dumps(options),
         started=True,
         next_run_ms=first_run_ms(schedule),
         owner=session.role,
     )
-    store(tables.metastore).create(task, replace=True, if_not_exists=False)
+    options["sources"] = source_versions(tables, task)  # what the CTAS read: no refresh until they change
+    store(tables.metastore).create(
+        replace(task, options=json.dumps(options)), replace=True, if_not_exists=False
+    )
 
 
 def forget(tables: Tables, parts: list[str]) -> None:
@@ -81,6 +91,45 @@ def refresh_statement(task: Task) -> str:
     """The statement a refresh runs: the query's rows in place of the table's."""
     target = ".".join(naming.quote(p) for p in task.parts)
     return f"INSERT OVERWRITE INTO {target} {task.definition}"
+
+
+def source_versions(tables: Tables, task: Task) -> dict[str, list[int | None]] | None:
+    """The version of each table the query reads: its snapshot and schema (a renamed or dropped
+    column changes what the query means); None when it reads something whose changes are not
+    known so (a view, a stream, a table function): then every refresh runs."""
+    ctx = SqlContext(task.database, task.schema)
+    (tree,) = parse(task.definition)
+    local = {cte.alias_or_name.upper() for cte in tree.find_all(exp.CTE)}
+    versions: dict[str, list[int | None]] = {}
+    for reference in tree.find_all(exp.Table):
+        if not isinstance(reference.this, exp.Identifier):
+            return None  # TABLE(...) and other sources that are not stored tables
+        if not reference.db and reference.name.upper() in local:
+            continue
+        parts = qualify(table_parts(reference), ctx)
+        table = tables.find(TableName(*parts))
+        if table is None:
+            return None
+        snapshot = table.current_snapshot()
+        versions[".".join(parts)] = [
+            snapshot.snapshot_id if snapshot else None,
+            table.metadata.current_schema_id,
+        ]
+    return versions
+
+
+def unchanged_since_refresh(tables: Tables, task: Task) -> tuple[bool, dict[str, list[int | None]] | None]:
+    """Whether every table the query reads is as the last refresh read it (nothing to refresh:
+    Snowflake's NO_DATA), and the versions a refresh now reads (to record once it succeeds)."""
+    versions = source_versions(tables, task)
+    read = json.loads(task.options or "{}").get("sources")
+    return versions is not None and versions == read, versions
+
+
+def refreshed(store: Tasks, task: Task, versions: dict[str, list[int | None]] | None) -> None:
+    """Records the source versions a successful refresh read."""
+    options = {**json.loads(task.options or "{}"), "sources": versions}
+    store.update(task, options=json.dumps(options))
 
 
 def is_current(tables: Tables, task: Task) -> bool:

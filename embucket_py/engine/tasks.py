@@ -331,19 +331,23 @@ class TaskRunner:
             if task.condition is not None and not self._condition_holds(session, task.condition):
                 self._record(run, task, state="SKIPPED")
                 return False
+            text, sources = task.definition, None
+            if task.kind == dynamic_tables.KIND:
+                unchanged, sources = dynamic_tables.unchanged_since_refresh(engine.tables, task)
+                if unchanged:  # its sources are as the last refresh read them (NO_DATA)
+                    self._record(run, task, state="SKIPPED", error=("", "NO_DATA"))
+                    return True
+                text = dynamic_tables.refresh_statement(task)
             query_id = str(uuid.uuid4())
             row = self._record(run, task, state="EXECUTING", query_id=query_id)
-            text = (
-                dynamic_tables.refresh_statement(task)
-                if task.kind == dynamic_tables.KIND
-                else task.definition
-            )
             for statement in engine.prepare(text):
                 result = engine.execute(session, statement, query_id=query_id)
                 for _ in result.batches:  # a query's rows are made as they are read
                     pass
                 query_id = str(uuid.uuid4())
             self.store.finish_run(row, state="SUCCEEDED", completed_ms=int(time.time() * 1000))
+            if task.kind == dynamic_tables.KIND:
+                dynamic_tables.refreshed(dynamic_tables.store(engine.metastore), task, sources)
             return True
         except Exception as e:  # the run fails; the scheduler and the server go on
             if isinstance(e, SnowflakeError):
