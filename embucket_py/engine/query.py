@@ -259,18 +259,25 @@ def run_query(
 def _as_executed(
     schema: pa.Schema, batches: Iterator[pa.RecordBatch]
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
-    """The schema of a set operation's rows as they come: DataFusion's DataFrame schema is its
-    first branch's (INT for `SELECT 1 UNION ALL SELECT 2.5`), while the plan that runs coerces
-    every branch to the common type (here a DOUBLE). Reads the first batch to learn it."""
+    """The schema of a set operation's numbers as they come: DataFusion's DataFrame schema is its
+    first branch's (INT for `SELECT 1 UNION ALL SELECT 2.5::FLOAT`), while the plan that runs
+    coerces every branch to the common type (here a DOUBLE). Reads the first batch to learn it.
+    A number meeting text stays a number (DataFusion makes both text): Snowflake casts the text,
+    and `SELECT 3 UNION ALL SELECT 'd'` is its numeric conversion error."""
     first = next(batches, None)
     if first is None:
         return schema, batches
-    if first.schema.types != schema.types:
-        fields = zip(schema, first.schema, strict=True)
-        schema = pa.schema(
-            [f.with_type(b.type).with_nullable(True) for f, b in fields], metadata=schema.metadata
-        )
-    return schema, itertools.chain([first], batches)
+    fields = [
+        f.with_type(b.type).with_nullable(True)
+        if f.type != b.type and _numeric(f.type) and _numeric(b.type)
+        else f
+        for f, b in zip(schema, first.schema, strict=True)
+    ]
+    return pa.schema(fields, metadata=schema.metadata), itertools.chain([first], batches)
+
+
+def _numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_decimal(t) or pa.types.is_floating(t)
 
 
 def describe_query(
