@@ -31,7 +31,7 @@ from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import like_matches, qualify, table_parts
+from embucket_py.sql.names import like_matches, name_parts
 from embucket_py.sql.streams import StreamStatement, changes_of
 
 # The streams the running statement read: qualified name -> the snapshot read up to. A statement
@@ -153,7 +153,7 @@ def replace_has_data(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> e
         args = node.expressions
         if len(args) != 1 or not (isinstance(args[0], exp.Literal) and args[0].is_string):
             raise SqlCompilationError("SYSTEM$STREAM_HAS_DATA takes the name of a stream.")
-        parts = qualify(table_parts(exp.to_table(args[0].name, dialect="snowflake")), ctx, "STREAM")
+        parts = name_parts(args[0].name, ctx, "STREAM")
         stream = tables.streams.get(*parts)
         if stream is None:
             raise object_not_found("Stream", ".".join(parts))

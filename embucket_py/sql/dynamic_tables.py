@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import OBJECT_NAME, qualify, show_pattern, show_scope, table_parts
+from embucket_py.sql.names import OBJECT_NAME, name_parts, qualify, show_pattern, show_scope, table_parts
 from embucket_py.sql.scripting import command_parts
 
 _SETTINGS = ("TARGET_LAG", "WAREHOUSE", "REFRESH_MODE", "INITIALIZE")
@@ -115,14 +115,12 @@ def dynamic_statement(tree: exp.Expression, ctx: SqlContext) -> DynamicStatement
             text = text[found.end() :].strip()
         if change != "SET" and text:
             raise SqlCompilationError(f"syntax error: unexpected '{text.split()[0]}'.", code=1003)
-        return DynamicStatement("ALTER", _parts(alter["name"], ctx), change, settings, bool(alter["exists"]))
+        return DynamicStatement(
+            "ALTER", name_parts(alter["name"], ctx), change, settings, bool(alter["exists"])
+        )
     if head in ("DROP", "DESCRIBE") and (named := _NAMED.match(rest)):
-        return DynamicStatement(head, _parts(named["name"], ctx), if_exists=bool(named["exists"]))
+        return DynamicStatement(head, name_parts(named["name"], ctx), if_exists=bool(named["exists"]))
     if head == "SHOW" and (show := _SHOW.match(rest)):
         parts, like = show_scope(show, ctx)
         return DynamicStatement("SHOW", parts, like=like)
     return None
-
-
-def _parts(name: str, ctx: SqlContext) -> list[str]:
-    return qualify(table_parts(exp.to_table(name, dialect="snowflake")), ctx)

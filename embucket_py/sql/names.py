@@ -250,6 +250,11 @@ def like_matches(pattern: str, name: str) -> bool:
     return re.fullmatch("".join(regex), name, re.IGNORECASE | re.DOTALL) is not None
 
 
+def name_parts(name: str, ctx: SqlContext, what: str = "table") -> list[str]:
+    """A name of up to three parts written in a command's text or a string, qualified."""
+    return qualify(table_parts(exp.to_table(name, dialect="snowflake")), ctx, what)
+
+
 # A name of up to three parts as written in a command's text (quoted parts kept whole).
 OBJECT_NAME = r'(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)(?:\.(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)){0,2}'
 

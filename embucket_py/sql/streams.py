@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import OBJECT_NAME, qualify, show_pattern, show_scope, table_parts
+from embucket_py.sql.names import OBJECT_NAME, name_parts, show_pattern, show_scope
 from embucket_py.sql.scripting import command_parts
 from embucket_py.sql.transforms.tables import TimePoint, time_point
 
@@ -60,15 +60,13 @@ def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement |
     if head == "CREATE" and re.match(r"^(OR\s+REPLACE\s+)?STREAM\b", rest, re.IGNORECASE):
         raise Unsupported("CREATE STREAM supports streams ON TABLE.")
     if head in ("DROP", "DESCRIBE") and (named := _NAMED.match(rest)):
-        return StreamStatement(head, _parts(named["name"], ctx), if_exists=bool(named["exists"]))
+        return StreamStatement(
+            head, name_parts(named["name"], ctx, "STREAM"), if_exists=bool(named["exists"])
+        )
     if head == "SHOW" and (show := _SHOW.match(rest)):
         parts, like = show_scope(show, ctx)
         return StreamStatement("SHOW", parts, like=like)
     return None
-
-
-def _parts(name: str, ctx: SqlContext) -> list[str]:
-    return qualify(table_parts(exp.to_table(name, dialect="snowflake")), ctx, "STREAM")
 
 
 def _create(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
@@ -89,8 +87,8 @@ def _create(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
     comment = options.get("COMMENT")
     return StreamStatement(
         "CREATE",
-        _parts(match["name"], ctx),
-        _parts(match["table"], ctx),
+        name_parts(match["name"], ctx, "STREAM"),
+        name_parts(match["table"], ctx, "STREAM"),
         append_only=options.get("APPEND_ONLY", "FALSE").upper() == "TRUE",
         show_initial_rows=options.get("SHOW_INITIAL_ROWS", "FALSE").upper() == "TRUE",
         comment=comment[1:-1].replace("''", "'") if comment else None,

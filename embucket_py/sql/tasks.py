@@ -15,7 +15,7 @@ from sqlglot.tokens import Token, TokenType
 
 from embucket_py.errors import SqlCompilationError, SyntaxError_, Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import OBJECT_NAME, qualify, show_pattern, show_scope, table_parts
+from embucket_py.sql.names import OBJECT_NAME, name_parts, show_pattern, show_scope
 from embucket_py.sql.scripting import Parser, command_parts
 
 _CREATE = re.compile(
@@ -64,17 +64,13 @@ def task_statement(tree: exp.Expression, ctx: SqlContext) -> TaskStatement | Non
     if head == "ALTER" and (alter := _ALTER.match(rest)):
         return _alter(alter, ctx)
     if head in ("DROP", "DESCRIBE") and (named := _NAMED.match(rest)):
-        return TaskStatement(head, _parts(named["name"], ctx), if_exists=bool(named["exists"]))
+        return TaskStatement(head, name_parts(named["name"], ctx, "TASK"), if_exists=bool(named["exists"]))
     if head == "EXECUTE" and (run := _EXECUTE.match(rest)):
-        return TaskStatement("EXECUTE", _parts(run["name"], ctx), wait=bool(run["wait"]))
+        return TaskStatement("EXECUTE", name_parts(run["name"], ctx, "TASK"), wait=bool(run["wait"]))
     if head == "SHOW" and (show := _SHOW.match(rest)):
         parts, like = show_scope(show, ctx)
         return TaskStatement("SHOW", parts, like=like)
     return None
-
-
-def _parts(name: str, ctx: SqlContext) -> list[str]:
-    return qualify(table_parts(exp.to_table(name, dialect="snowflake")), ctx, "TASK")
 
 
 def _create(match: re.Match[str], ctx: SqlContext) -> TaskStatement:
@@ -84,14 +80,14 @@ def _create(match: re.Match[str], ctx: SqlContext) -> TaskStatement:
     condition = None
     while not clauses.at("AS"):
         if clauses.at("AFTER"):
-            after = [_parts(n, ctx) for n in clauses.names()]
+            after = [name_parts(n, ctx, "TASK") for n in clauses.names()]
         elif clauses.at("WHEN"):
             condition = clauses.until_as()
         else:
             options.update([clauses.option()])
     return TaskStatement(
         "CREATE",
-        _parts(match["name"], ctx),
+        name_parts(match["name"], ctx, "TASK"),
         {k: v for k, v in options.items() if k in _KEPT},
         after,
         condition,
@@ -102,7 +98,7 @@ def _create(match: re.Match[str], ctx: SqlContext) -> TaskStatement:
 
 
 def _alter(match: re.Match[str], ctx: SqlContext) -> TaskStatement:
-    parts, if_exists = _parts(match["name"], ctx), bool(match["exists"])
+    parts, if_exists = name_parts(match["name"], ctx, "TASK"), bool(match["exists"])
     clauses = _Clauses(match["rest"])
 
     def altered(change: str, **values: object) -> TaskStatement:
@@ -128,7 +124,7 @@ def _alter(match: re.Match[str], ctx: SqlContext) -> TaskStatement:
         return altered("REMOVE_WHEN", options=clauses.done({}))
     for word in ("ADD", "REMOVE"):
         if clauses.at(word, "AFTER"):
-            return altered(f"{word}_AFTER", after=[_parts(n, ctx) for n in clauses.names()])
+            return altered(f"{word}_AFTER", after=[name_parts(n, ctx, "TASK") for n in clauses.names()])
     raise Unsupported(f"ALTER TASK ... {match['rest'].split()[0].upper()} is not supported yet.")
 
 

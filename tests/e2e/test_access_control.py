@@ -288,6 +288,17 @@ def test_sequences_follow_schema_privileges(server: Server) -> None:
             ]
 
 
+def _schema_user(
+    adm: snowflake.connector.cursor.SnowflakeCursor, db: str, role: str, user: str, password: str
+) -> None:
+    """A user whose default role may use the database and its PUBLIC schema, and nothing in it."""
+    adm.execute(f"CREATE ROLE {role}")
+    adm.execute(f"CREATE USER {user} PASSWORD = '{password}' DEFAULT_ROLE = {role}")
+    adm.execute(f"GRANT ROLE {role} TO USER {user}")
+    adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
+    adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+
+
 def test_streams_are_listed_and_read_as_their_grants_allow(server: Server) -> None:
     """SHOW / DESCRIBE STREAM see only the streams a role holds a privilege on, as SHOW TABLES."""
     tag = uuid.uuid4().hex[:6].upper()
@@ -299,11 +310,7 @@ def test_streams_are_listed_and_read_as_their_grants_allow(server: Server) -> No
         adm.execute(f"CREATE STREAM {db}.public.s1 ON TABLE {db}.public.src")
         adm.execute(f"CREATE STREAM {db}.public.s2 ON TABLE {db}.public.src")
         adm.execute(f"INSERT INTO {db}.public.src VALUES (1)")
-        adm.execute(f"CREATE ROLE {role}")
-        adm.execute(f"CREATE USER {user} PASSWORD = 'pw-5' DEFAULT_ROLE = {role}")
-        adm.execute(f"GRANT ROLE {role} TO USER {user}")
-        adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
-        adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+        _schema_user(adm, db, role, user, "pw-5")
         assert len(adm.execute(f"SHOW STREAMS IN SCHEMA {db}.public").fetchall()) == 2
         with server.connect(user=user, password="pw-5") as conn:
             cur = conn.cursor()
@@ -338,11 +345,7 @@ def test_tasks_follow_their_privileges(server: Server) -> None:
         adm.execute(f"CREATE DATABASE {db}")
         adm.execute(f"CREATE TABLE {db}.public.log (n INT)")
         adm.execute(f"CREATE TASK {db}.public.job AS INSERT INTO {db}.public.log VALUES (1)")
-        adm.execute(f"CREATE ROLE {role}")
-        adm.execute(f"CREATE USER {user} PASSWORD = 'pw-6' DEFAULT_ROLE = {role}")
-        adm.execute(f"GRANT ROLE {role} TO USER {user}")
-        adm.execute(f"GRANT USAGE ON DATABASE {db} TO ROLE {role}")
-        adm.execute(f"GRANT USAGE ON SCHEMA {db}.public TO ROLE {role}")
+        _schema_user(adm, db, role, user, "pw-6")
         with server.connect(user=user, password="pw-6") as conn:
             cur = conn.cursor()
             assert cur.execute(f"SHOW TASKS IN DATABASE {db}").fetchall() == []
