@@ -235,6 +235,13 @@ class Tasks:
         with self.metastore.engine.begin() as conn:
             conn.execute(runs_table.update().where(runs_table.c.run == row).values(**changes))
 
+    def last_states(self, task_id: str, limit: int) -> list[str]:
+        """The states of a task's latest runs that did not skip, latest first."""
+        c = runs_table.c
+        query = sa.select(c.state).where(c.task_id == task_id, c.state != "SKIPPED")
+        with self.metastore.engine.connect() as conn:
+            return [r.state for r in conn.execute(query.order_by(c.run.desc()).limit(limit))]
+
     def runs(self, *, limit: int, task_name: str | None = None) -> list[TaskRun]:
         """The latest runs first (by scheduled time), optionally of the tasks of one name (in any
         case, as TASK_HISTORY's TASK_NAME)."""

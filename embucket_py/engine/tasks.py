@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
@@ -35,7 +36,7 @@ from embucket_py.engine.task_schedule import check, first_run_ms, next_run_ms
 from embucket_py.errors import SnowflakeError, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import like_matches
+from embucket_py.sql.names import SourceText, like_matches, name_parts, projection_name
 from embucket_py.sql.tasks import TaskStatement, parse_schedule
 from embucket_py.types import arrow_field
 
@@ -111,11 +112,35 @@ def _create(engine: Engine, store: Tasks, session: Session, statement: TaskState
         comment=statement.options.get("COMMENT"),
         allow_overlapping=(statement.options.get("ALLOW_OVERLAPPING_EXECUTION") or "").upper() == "TRUE",
         owner=session.role,
+        options=_failure_limit({}, statement.options.get("SUSPEND_TASK_AFTER_NUM_FAILURES")),
     )
     if not store.create(task, replace=statement.replace, if_not_exists=statement.if_exists):
         return status(f"{name} already exists, statement succeeded.")
     store.metastore.grants.set_owner(securable(statement.parts), session.role, session.role)
     return status(f"Task {name} successfully created.")
+
+
+# A task is suspended after this many failed runs in a row (SUSPEND_TASK_AFTER_NUM_FAILURES;
+# 0: never): Snowflake's default. https://docs.snowflake.com/en/sql-reference/parameters
+DEFAULT_FAILURE_LIMIT = 10
+
+
+def _failure_limit(options: dict[str, Any], value: str | None) -> str:
+    """The task's options with SUSPEND_TASK_AFTER_NUM_FAILURES set (None: the default).
+
+    Raises:
+        SqlCompilationError: not a whole number of failures.
+    """
+    if value is not None and not value.isdigit():
+        raise SqlCompilationError(
+            f"Invalid value [{value}] for parameter 'SUSPEND_TASK_AFTER_NUM_FAILURES'",
+            code=1008,
+            sqlstate="22023",
+        )
+    options = {k: v for k, v in options.items() if k != "failure_limit"}
+    if value is not None:
+        options["failure_limit"] = int(value)
+    return json.dumps(options)
 
 
 def _check_schedule(schedule: str | None, after: tuple[tuple[str, str, str], ...]) -> None:
@@ -130,7 +155,8 @@ def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -
     if change == "RESUME":
         store.update(task, started=True, next_run_ms=first_run_ms(task.schedule))
     elif change == "SUSPEND":
-        store.update(task, started=False, next_run_ms=None, suspended_on=now)
+        options = {k: v for k, v in json.loads(task.options or "{}").items() if k != "suspended_reason"}
+        store.update(task, started=False, next_run_ms=None, suspended_on=now, options=json.dumps(options))
     elif change in ("SET", "UNSET"):
         changes: dict[str, Any] = {}
         for option, value in statement.options.items():
@@ -140,6 +166,8 @@ def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -
                 changes["next_run_ms"] = first_run_ms(value) if task.started else None
             elif option == "ALLOW_OVERLAPPING_EXECUTION":
                 changes["allow_overlapping"] = (value or "").upper() == "TRUE"
+            elif option == "SUSPEND_TASK_AFTER_NUM_FAILURES":
+                changes["options"] = _failure_limit(json.loads(task.options or "{}"), value)
             else:
                 changes[option.lower()] = value
         store.update(task, committed_on=now, **changes)
@@ -160,6 +188,50 @@ def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -
             after = tuple(p for p in task.predecessors if p not in named)
         _check_schedule(task.schedule, after)
         store.update(task, predecessors=after, committed_on=now)
+
+
+def dependents_enable_call(tree: exp.Expression) -> exp.Expression | None:
+    """`SELECT SYSTEM$TASK_DEPENDENTS_ENABLE('name')`: its projection (a statement of its own, as
+    it resumes tasks; never part of a larger query)."""
+    if not isinstance(tree, exp.Select) or tree.args.get("from_") or len(tree.expressions) != 1:
+        return None
+    projection = tree.expressions[0]
+    call = projection.unalias()
+    is_call = isinstance(call, exp.Anonymous) and call.name.upper() == "SYSTEM$TASK_DEPENDENTS_ENABLE"
+    return projection if is_call else None
+
+
+def enable_dependents(
+    tables: Tables, session: Session, projection: exp.Expression, ctx: SqlContext, source: SourceText
+) -> QueryResult:
+    """Resumes a task and, recursively, every task after it
+    (https://docs.snowflake.com/en/sql-reference/functions/system_task_dependents_enable).
+
+    Raises:
+        ObjectNotFound: no such task (or one the role does not see).
+        AccessDenied: a task of the graph the role may not resume.
+    """
+    args = projection.unalias().expressions
+    if len(args) != 1 or not (isinstance(args[0], exp.Literal) and args[0].is_string):
+        raise SqlCompilationError("SYSTEM$TASK_DEPENDENTS_ENABLE takes the name of a task.")
+    grants = tables.metastore.grants
+    roles = access.active_roles(grants, session)
+    parts = name_parts(args[0].name, ctx, "TASK")
+    task = tables.tasks.get(*parts)
+    if task is None or not access.visible(grants, roles, securable(parts)):
+        raise object_not_found("Task", ".".join(parts))
+    graph, queue = [task], [task]
+    while queue:
+        for child in tables.tasks.successors(queue.pop(0)):
+            if child.parts not in {t.parts for t in graph}:
+                graph.append(child)
+                queue.append(child)
+    for member in graph:
+        access.require(grants, roles, access.Need("OPERATE", securable(member.parts)))
+    for member in graph:
+        tables.tasks.update(member, started=True, next_run_ms=first_run_ms(member.schedule))
+    name = projection_name(projection, source) or "SYSTEM$TASK_DEPENDENTS_ENABLE"
+    return constant([(name, TEXT)], [("",)], StatementType.SELECT)
 
 
 # https://docs.snowflake.com/en/sql-reference/sql/show-tasks#output
@@ -207,7 +279,9 @@ def _row(t: Task) -> tuple[object, ...]:
         None,
         None,
         relations,
-        "USER_SUSPENDED" if t.suspended_on and not t.started else None,
+        json.loads(t.options or "{}").get("suspended_reason", "USER_SUSPENDED")
+        if t.suspended_on and not t.started
+        else None,
     )
 
 
@@ -362,11 +436,25 @@ class TaskRunner:
                 self.store.finish_run(
                     row, state="FAILED", error_code=error[0], error_message=error[1], completed_ms=done
                 )
+            self._suspend_if_failing(task)
             if raise_errors:
                 raise
             return False
         finally:
             engine.end_session(session)
+
+    def _suspend_if_failing(self, task: Task) -> None:
+        """Suspends a task whose last SUSPEND_TASK_AFTER_NUM_FAILURES runs all failed."""
+        options = json.loads(task.options or "{}")
+        limit = options.get("failure_limit", DEFAULT_FAILURE_LIMIT)
+        if task.kind != "TASK" or not limit:
+            return
+        states = self.store.last_states(task.id, limit)
+        if len(states) == limit and all(s == "FAILED" for s in states):
+            reason = json.dumps({**options, "suspended_reason": "SUSPENDED_DUE_TO_ERRORS"})
+            self.store.update(
+                task, started=False, next_run_ms=None, suspended_on=datetime.now(UTC), options=reason
+            )
 
     def refresh(self, task: Task) -> None:
         """Runs one task now, on this thread (ALTER DYNAMIC TABLE ... REFRESH).

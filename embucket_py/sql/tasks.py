@@ -32,7 +32,7 @@ _EXECUTE = re.compile(rf"^TASK\s+(?P<name>{OBJECT_NAME})(?P<wait>\s+AWAIT)?\s*$"
 _SHOW = show_pattern("TASKS")
 _STRINGS = (TokenType.STRING, TokenType.RAW_STRING)
 # Options a task keeps; the other `NAME = value`s (session parameters, timeouts) are accepted.
-_KEPT = {"WAREHOUSE", "SCHEDULE", "ALLOW_OVERLAPPING_EXECUTION", "COMMENT"}
+_KEPT = {"WAREHOUSE", "SCHEDULE", "ALLOW_OVERLAPPING_EXECUTION", "COMMENT", "SUSPEND_TASK_AFTER_NUM_FAILURES"}
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,13 @@ def test_execute_task_runs_a_graph_in_order_and_records_its_history(cur: Any) ->
     # Children run only when resumed; the root runs on EXECUTE TASK whatever its state.
     assert rows(cur, "EXECUTE TASK root AWAIT") == [("Task ROOT is scheduled to run immediately.",)]
     assert rows(cur, "SELECT step, who, db FROM log") == [("root", "SYSTEM", database)]
-    cur.execute("ALTER TASK child RESUME")
-    cur.execute("ALTER TASK grandchild RESUME")
+    # https://docs.snowflake.com/en/sql-reference/functions/system_task_dependents_enable
+    assert rows(cur, "SELECT SYSTEM$TASK_DEPENDENTS_ENABLE('root')") == [("",)]
+    assert {r[1]: r[10] for r in rows(cur, "SHOW TASKS")} == {
+        "CHILD": "started",
+        "GRANDCHILD": "started",
+        "ROOT": "started",
+    }
     cur.execute("EXECUTE TASK root AWAIT")
     steps = rows(cur, "SELECT step, who FROM log WHERE step <> 'root' ORDER BY step")
     assert steps == [("block 1", None), ("block 2", None), ("child", "ACCOUNTADMIN")]
@@ -133,6 +138,16 @@ def test_a_failed_run_is_recorded_and_stops_the_graph(cur: Any) -> None:
     )
     assert "MISSING_TABLE" in message[0][0]
     assert rows(cur, "SELECT COUNT(*) FROM out") == [(0,)]
+    # SUSPEND_TASK_AFTER_NUM_FAILURES: two failed runs in a row suspend it (Snowflake's default is 10).
+    cur.execute("ALTER TASK bad SET SUSPEND_TASK_AFTER_NUM_FAILURES = 2")
+    cur.execute("ALTER TASK bad RESUME")
+    cur.execute("EXECUTE TASK bad AWAIT")
+    cur.execute("SHOW TASKS LIKE 'BAD'")
+    shown = dict(zip([d.name for d in cur.description], cur.fetchone(), strict=True))
+    assert (shown["state"], shown["last_suspended_reason"]) == ("suspended", "SUSPENDED_DUE_TO_ERRORS")
+    with pytest.raises(ProgrammingError) as info:
+        cur.execute("ALTER TASK bad SET SUSPEND_TASK_AFTER_NUM_FAILURES = many")
+    assert info.value.errno == 1008
 
 
 def test_when_a_stream_has_data_the_task_consumes_it(cur: Any) -> None:

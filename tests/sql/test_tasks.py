@@ -25,7 +25,12 @@ def test_create_task_clauses() -> None:
         "AND CAST(1 AS BOOLEAN) AS INSERT INTO log SELECT * FROM x"
     )
     assert (made.action, made.parts, made.replace) == ("CREATE", ["DB", "S", "T"], True)
-    assert made.options == {"WAREHOUSE": "WH", "SCHEDULE": "1 MINUTE", "COMMENT": "it's"}
+    assert made.options == {
+        "WAREHOUSE": "WH",
+        "SCHEDULE": "1 MINUTE",
+        "COMMENT": "it's",
+        "SUSPEND_TASK_AFTER_NUM_FAILURES": "3",
+    }
     assert made.after == [["DB", "PUBLIC", "A"], ["DB", "Other", "B"]]
     assert made.condition == "SYSTEM$STREAM_HAS_DATA('x') AND CAST(1 AS BOOLEAN)"
     assert made.definition == "INSERT INTO log SELECT * FROM x"
