@@ -35,7 +35,7 @@ from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.sequences import Sequences
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.streams import Streams
-from embucket_py.catalog.tasks import Tasks
+from embucket_py.catalog.tasks import DYNAMIC_TABLE, Tasks
 from embucket_py.catalog.views import Views
 from embucket_py.catalog.warehouses import Warehouses
 from embucket_py.errors import (
@@ -177,6 +177,7 @@ class Tables:
         self.sequences = Sequences(metastore)
         self.streams = Streams(metastore)
         self.tasks = Tasks(metastore)
+        self.dynamic_tables = Tasks(metastore, DYNAMIC_TABLE)  # the tasks that refresh them
         self.warehouses = Warehouses(metastore)
 
     def load(self, ref: TableName) -> Table:

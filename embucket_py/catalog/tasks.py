@@ -21,6 +21,8 @@ from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.errors import already_exists, object_not_found
 
+DYNAMIC_TABLE = "DYNAMIC TABLE"  # the kind of the tasks that refresh dynamic tables
+
 _meta = sa.MetaData()
 tasks_table = sa.Table(
     "embucket_tasks",

@@ -19,9 +19,8 @@ from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
-from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
-from embucket_py.catalog.tasks import Task, Tasks
+from embucket_py.catalog.tasks import DYNAMIC_TABLE, Task, Tasks
 from embucket_py.engine import access
 from embucket_py.engine.metadata_columns import NUMBER, TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
@@ -37,12 +36,8 @@ from embucket_py.sql.tasks import parse_schedule
 if TYPE_CHECKING:
     from embucket_py.engine.executor import Engine
 
-KIND = "DYNAMIC TABLE"
+KIND = DYNAMIC_TABLE
 DYNAMIC_PROPERTY = "embucket.dynamic-table"  # on the Iceberg table: SHOW's is_dynamic
-
-
-def store(metastore: Metastore) -> Tasks:
-    return Tasks(metastore, KIND)
 
 
 def check_lag(target_lag: str) -> str | None:
@@ -77,14 +72,14 @@ def record(tables: Tables, session: Session, dynamic: DynamicTable) -> None:
         owner=session.role,
     )
     options["sources"] = source_versions(tables, task)  # what the CTAS read: no refresh until they change
-    store(tables.metastore).create(
+    tables.dynamic_tables.create(
         replace(task, options=json.dumps(options)), replace=True, if_not_exists=False
     )
 
 
 def forget(tables: Tables, parts: list[str]) -> None:
     """A table of that name was created or dropped by other DDL: no refreshes of the old one."""
-    store(tables.metastore).drop(*parts, if_exists=True)
+    tables.dynamic_tables.drop(*parts, if_exists=True)
 
 
 def refresh_statement(task: Task) -> str:
@@ -148,7 +143,7 @@ def run(engine: Engine, tables: Tables, session: Session, statement: DynamicStat
     """
     grants = tables.metastore.grants
     roles = access.active_roles(grants, session)
-    dynamic = store(tables.metastore)
+    dynamic = tables.dynamic_tables
     if statement.action == "SHOW":
         return _show(tables, dynamic, statement, roles)
     task = dynamic.get(*statement.parts)

@@ -421,7 +421,7 @@ class TaskRunner:
                 query_id = str(uuid.uuid4())
             self.store.finish_run(row, state="SUCCEEDED", completed_ms=int(time.time() * 1000))
             if task.kind == dynamic_tables.KIND:
-                dynamic_tables.refreshed(dynamic_tables.store(engine.metastore), task, sources)
+                dynamic_tables.refreshed(engine.tables.dynamic_tables, task, sources)
             return True
         except Exception as e:  # the run fails; the scheduler and the server go on
             if isinstance(e, SnowflakeError):
