@@ -9,13 +9,14 @@ https://docs.snowflake.com/en/user-guide/streams-intro
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
 from embucket_py import naming
-from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.metastore import Metastore, add_missing_columns
 from embucket_py.errors import already_exists, object_not_found
 
 _meta = sa.MetaData()
@@ -34,6 +35,10 @@ streams_table = sa.Table(
     sa.Column("comment", sa.Text),
     sa.Column("owner", sa.String(255)),
     sa.Column("created_on", sa.DateTime, nullable=False),
+    # A stream on a view: the view (JSON [database, schema, name]) and its query when the stream
+    # was made (a view replaced since makes the stream stale); the table is the view's table.
+    sa.Column("view", sa.Text),
+    sa.Column("view_query", sa.Text),
 )
 
 
@@ -49,12 +54,15 @@ class Stream:
     comment: str | None = None
     owner: str | None = None
     created_on: datetime | None = None
+    view: tuple[str, str, str] | None = None
+    view_query: str | None = None
 
 
 class Streams:
     def __init__(self, metastore: Metastore) -> None:
         self.metastore = metastore
         _meta.create_all(metastore.engine)
+        add_missing_columns(metastore.engine, streams_table)
 
     @staticmethod
     def _where(database: str, schema: str, name: str | None = None) -> sa.ColumnElement[bool]:
@@ -110,6 +118,8 @@ class Streams:
                     comment=stream.comment,
                     owner=stream.owner,
                     created_on=datetime.now(UTC),
+                    view=json.dumps(list(stream.view)) if stream.view else None,
+                    view_query=stream.view_query,
                 )
             )
         return True
@@ -144,4 +154,6 @@ def _stream(row: sa.Row) -> Stream:
         row.comment,
         row.owner,
         row.created_on,
+        tuple(json.loads(row.view)) if row.view else None,
+        row.view_query,
     )

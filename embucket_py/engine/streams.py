@@ -32,7 +32,7 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, name_parts
-from embucket_py.sql.streams import StreamStatement, changes_of
+from embucket_py.sql.streams import StreamStatement, changes_of, view_changes, view_table
 
 # The streams the running statement read: qualified name -> the snapshot read up to. A statement
 # runs on one thread; a thread-local, not a ContextVar (CPython 3.11's context HAMT can crash in GC).
@@ -75,21 +75,29 @@ def run(tables: Tables, session: Session, statement: StreamStatement, ctx: SqlCo
     assert statement.table is not None
     access.require(grants, roles, access.Need("CREATE STREAM", Securable("SCHEMA", database, schema)))
     access.require(grants, roles, access.Need("SELECT", Securable("TABLE", *statement.table)))
-    table = tables.load(TableName(*statement.table))
+    base, view = statement.table, None
+    if statement.on_view:  # the changes of the view's one table, through the view's query
+        view = tables.views.get(*statement.table)
+        if view is None:
+            raise object_not_found("View", ".".join(statement.table))
+        base = view_table(view.query, SqlContext(view.database, view.schema))
+    table = tables.load(TableName(*base))
     if statement.point is not None:  # the changes since that version
-        start = resolve(table, ".".join(statement.table), statement.point, ctx).snapshot_id
+        start = resolve(table, ".".join(base), statement.point, ctx).snapshot_id
     else:
         start = None if statement.show_initial_rows else current_snapshot(table)
     stream = Stream(
         database,
         schema,
         name,
-        (statement.table[0], statement.table[1], statement.table[2]),
+        (base[0], base[1], base[2]),
         str(table.metadata.table_uuid),
         statement.append_only,
         start,
         statement.comment,
         session.role,
+        view=(view.database, view.schema, view.name) if view else None,
+        view_query=view.query if view else None,
     )
     if not tables.streams.create(stream, replace=statement.replace, if_not_exists=statement.if_exists):
         return status(f"{name} already exists, statement succeeded.")
@@ -106,7 +114,8 @@ def _base(tables: Tables, stream: Stream) -> Table:
     table = _live_base(tables, stream)
     if table is None:
         raise SqlCompilationError(
-            f"Base table '{'.'.join(stream.table)}' dropped or replaced, "
+            f"Base {'view' if stream.view else 'table'} '{'.'.join(stream.view or stream.table)}' "
+            "dropped or replaced, "
             f"cannot read from stream '{stream.name}'.",
             code=91901,
         )
@@ -125,7 +134,10 @@ def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
         alias = reference.args.get("alias") or exp.TableAlias(
             this=exp.to_identifier(stream.name, quoted=True)
         )
-        reference.replace(exp.Subquery(this=exp.select("*").from_(changes), alias=alias.copy()))
+        rows = (
+            view_changes(stream.view_query, changes) if stream.view_query else exp.select("*").from_(changes)
+        )
+        reference.replace(exp.Subquery(this=rows, alias=alias.copy()))
         reads = getattr(_reading, "reads", None)
         if reads is not None:
             reads[(stream.database, stream.schema, stream.name)] = end
@@ -191,13 +203,19 @@ def _show(tables: Tables, statement: StreamStatement, visible: Callable[[Securab
 
 def _row(tables: Tables, s: Stream) -> tuple[object, ...]:
     table, created = ".".join(s.table), s.created_on or datetime.now(UTC)
+    source, kind = (".".join(s.view), "View") if s.view else (table, "Table")
     mode = "APPEND_ONLY" if s.append_only else "DEFAULT"
     stale = "false" if _live_base(tables, s) else "true"
     owned = (created.replace(tzinfo=UTC), s.name, s.database, s.schema, s.owner or "", s.comment or "")
-    return (*owned, table, "Table", table, "DELTA", stale, mode, None, "N/A", "ROLE")
+    return (*owned, source, kind, table, "DELTA", stale, mode, None, "N/A", "ROLE")
 
 
 def _live_base(tables: Tables, stream: Stream) -> Table | None:
-    """The stream's table if it is still the one the stream was made on (None: stale)."""
+    """The stream's table if it is still the one the stream was made on, and its view (of a
+    stream on a view) the same view (None: stale)."""
+    if stream.view is not None:
+        view = tables.views.get(*stream.view)
+        if view is None or view.query != stream.view_query:
+            return None
     table = tables.find(TableName(*stream.table))
     return table if table is not None and str(table.metadata.table_uuid) == stream.table_uuid else None

@@ -15,13 +15,14 @@ from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import OBJECT_NAME, name_parts, show_pattern, show_scope
+from embucket_py.sql.names import OBJECT_NAME, name_parts, qualify, show_pattern, show_scope, table_parts
+from embucket_py.sql.parse import parse
 from embucket_py.sql.scripting import command_parts
 from embucket_py.sql.transforms.tables import TimePoint, time_point
 
 _CREATE = re.compile(
     rf"^(?P<replace>OR\s+REPLACE\s+)?STREAM\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<name>{OBJECT_NAME})"
-    rf"\s+ON\s+TABLE\s+(?P<table>{OBJECT_NAME})(?P<options>.*)$",
+    rf"\s+ON\s+(?P<on>TABLE|VIEW)\s+(?P<table>{OBJECT_NAME})(?P<options>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 # DROP's and DESCRIBE's
@@ -44,13 +45,14 @@ class StreamStatement:
     if_exists: bool = False  # IF NOT EXISTS for CREATE
     like: str | None = None
     point: TimePoint | None = None  # AT | BEFORE: the version the stream's changes start after
+    on_view: bool = False  # `table` names a view
 
 
 def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement | None:
     """The stream statement `tree` is, or None.
 
     Raises:
-        Unsupported: a stream on something other than a table.
+        Unsupported: a stream on something other than a table or a view.
         SqlCompilationError: an option that is not a stream's.
     """
     head, rest = command_parts(tree) or ("", "")
@@ -58,7 +60,7 @@ def stream_statement(tree: exp.Expression, ctx: SqlContext) -> StreamStatement |
     if head == "CREATE" and (create := _CREATE.match(rest)):
         return _create(create, ctx)
     if head == "CREATE" and re.match(r"^(OR\s+REPLACE\s+)?STREAM\b", rest, re.IGNORECASE):
-        raise Unsupported("CREATE STREAM supports streams ON TABLE.")
+        raise Unsupported("CREATE STREAM supports streams ON TABLE and ON VIEW.")
     if head in ("DROP", "DESCRIBE") and (named := _NAMED.match(rest)):
         return StreamStatement(
             head, name_parts(named["name"], ctx, "STREAM"), if_exists=bool(named["exists"])
@@ -95,6 +97,7 @@ def _create(match: re.Match[str], ctx: SqlContext) -> StreamStatement:
         replace=bool(match["replace"]),
         if_exists=bool(match["exists"]),
         point=point,
+        on_view=match["on"].upper() == "VIEW",
     )
 
 
@@ -114,6 +117,44 @@ def _time_point(text: str) -> tuple[TimePoint, str]:
         if point is not None:
             return point, text[end:].strip()
     raise SqlCompilationError(f"syntax error: unexpected '{text.split('(')[0]}' in CREATE STREAM.", code=1003)
+
+
+def view_table(query: str, ctx: SqlContext) -> list[str]:
+    """The one table a view reads, for a stream on the view (qualified in the view's schema).
+
+    Raises:
+        Unsupported: the view joins, aggregates, or reads more than rows of one table.
+    """
+    (tree,) = parse(query)
+    source = tree.args["from_"].this if isinstance(tree, exp.Select) and tree.args.get("from_") else None
+    shaped = not any(tree.args.get(k) for k in ("joins", "group", "having", "distinct", "limit", "with_"))
+    if (
+        not isinstance(source, exp.Table)
+        or not isinstance(source.this, exp.Identifier)
+        or not shaped
+        or tree.find(exp.Window, exp.AggFunc, exp.Subquery, exp.SetOperation)
+    ):
+        raise Unsupported(
+            "A stream on a view reads a view of one table's rows: no joins, aggregates, DISTINCT, "
+            "window functions, LIMIT or subqueries."
+        )
+    return qualify(table_parts(source), ctx)
+
+
+def view_changes(query: str, changes: exp.Table) -> exp.Select:
+    """A view's query over its table's changes (`changes_of`), with METADATA$ACTION and
+    METADATA$ISUPDATE: what a stream on the view reads."""
+    (tree,) = parse(query)
+    assert isinstance(tree, exp.Select)
+    source = tree.args["from_"].this
+    changes = changes.copy()
+    changes.set(
+        "alias", (source.args.get("alias") or exp.TableAlias(this=exp.to_identifier(source.name))).copy()
+    )
+    source.replace(changes)
+    if not any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in tree.expressions):
+        tree.select(exp.column("METADATA$ACTION"), exp.column("METADATA$ISUPDATE"), copy=False)
+    return tree
 
 
 def changes_of(table: list[str], append_only: bool, start: int | None, end: int | None) -> exp.Table:

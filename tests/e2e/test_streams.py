@@ -126,3 +126,28 @@ def test_a_stream_can_start_at_or_before_a_point(src: Any) -> None:
     with pytest.raises(ProgrammingError) as err:
         src.execute("CREATE STREAM bad ON TABLE src AT (TIMESTAMP => '2001-01-01'::TIMESTAMP_LTZ)")
     assert err.value.errno == 707  # before the table existed
+
+
+def test_a_stream_on_a_view_reads_the_views_rows_of_its_tables_changes(src: Any) -> None:
+    """https://docs.snowflake.com/en/user-guide/streams-intro: a stream on a view of one table
+    gives the view's columns of the changed rows the view lets through."""
+    src.execute("CREATE VIEW big AS SELECT id, UPPER(v) AS v_up FROM src WHERE id > 1")
+    src.execute("CREATE STREAM big_changes ON VIEW big")
+    src.execute("INSERT INTO src VALUES (2, 'b'), (0, 'z')")
+    src.execute("DELETE FROM src WHERE id = 1")  # not a row of the view
+    src.execute("SELECT * FROM big_changes ORDER BY id")
+    assert [d.name for d in src.description] == ["ID", "V_UP", "METADATA$ACTION", "METADATA$ISUPDATE"]
+    assert src.fetchall() == [(2, "B", "INSERT", False)]
+    shown = src.execute("SHOW STREAMS LIKE 'BIG_CHANGES'").fetchone()
+    assert (shown[6].endswith(".BIG"), shown[7], shown[8].endswith(".SRC")) == (True, "View", True)
+    src.execute("INSERT INTO dst SELECT id, v_up, METADATA$ACTION FROM big_changes")
+    assert rows(src, "SELECT COUNT(*) FROM big_changes") == [(0,)]
+    # A view of more than one table's rows is refused; a view replaced since makes the stream stale.
+    src.execute("CREATE VIEW counted AS SELECT COUNT(*) AS n FROM src")
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("CREATE STREAM c ON VIEW counted")
+    assert err.value.errno == 2
+    src.execute("CREATE OR REPLACE VIEW big AS SELECT id FROM src")
+    with pytest.raises(ProgrammingError) as err:
+        src.execute("SELECT * FROM big_changes")
+    assert "dropped or replaced" in err.value.msg

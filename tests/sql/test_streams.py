@@ -31,8 +31,10 @@ def test_create_stream_with_options() -> None:
     assert (s.point.kind, s.point.before, s.point.value.sql()) == ("OFFSET", False, "-60")
     with pytest.raises(SqlCompilationError):
         statement("CREATE STREAM s ON TABLE t AT(OFFSET => -60")
+    s = statement("CREATE STREAM s ON VIEW v")
+    assert s is not None and s.on_view and s.table == [CTX.database, CTX.schema, "V"]
     with pytest.raises(Unsupported):
-        statement("CREATE STREAM s ON VIEW v")
+        statement("CREATE STREAM s ON EXTERNAL TABLE x")
 
 
 def test_drop_and_show_streams() -> None:
