@@ -274,6 +274,11 @@ def _values(task: Task) -> dict[str, Any]:
     }
 
 
+def _utc(moment: datetime | None) -> datetime | None:
+    """The metastore's DateTime columns come back naive; they hold UTC."""
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
 def _task(row: sa.Row) -> Task:
     return Task(
         naming.display(row.database),
@@ -290,9 +295,9 @@ def _task(row: sa.Row) -> Task:
         row.next_run_ms,
         row.owner,
         row.id,
-        row.created_on,
-        row.committed_on,
-        row.suspended_on,
+        _utc(row.created_on),
+        _utc(row.committed_on),
+        _utc(row.suspended_on),
         row.kind,
         row.options,
     )

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from embucket_py import naming
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.tasks import DYNAMIC_TABLE, Task, Tasks
@@ -27,9 +26,10 @@ from embucket_py.engine.result import QueryResult, StatementType, constant, stat
 from embucket_py.engine.task_schedule import check, first_run_ms
 from embucket_py.errors import object_not_found
 from embucket_py.sessions.session import Session
+from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.dynamic_tables import DynamicStatement, DynamicTable
-from embucket_py.sql.names import like_matches, qualify, table_parts
+from embucket_py.sql.dynamic_tables import DynamicStatement, DynamicTable, definition_text
+from embucket_py.sql.names import like_matches
 from embucket_py.sql.parse import parse
 from embucket_py.sql.tasks import parse_schedule
 
@@ -82,26 +82,15 @@ def forget(tables: Tables, parts: list[str]) -> None:
     tables.dynamic_tables.drop(*parts, if_exists=True)
 
 
-def refresh_statement(task: Task) -> str:
-    """The statement a refresh runs: the query's rows in place of the table's."""
-    target = ".".join(naming.quote(p) for p in task.parts)
-    return f"INSERT OVERWRITE INTO {target} {task.definition}"
-
-
 def source_versions(tables: Tables, task: Task) -> dict[str, list[int | None]] | None:
     """The version of each table the query reads: its snapshot and schema (a renamed or dropped
     column changes what the query means); None when it reads something whose changes are not
     known so (a view, a stream, a table function): then every refresh runs."""
-    ctx = SqlContext(task.database, task.schema)
     (tree,) = parse(task.definition)
-    local = {cte.alias_or_name.upper() for cte in tree.find_all(exp.CTE)}
+    if any(not isinstance(t.this, exp.Identifier) for t in tree.find_all(exp.Table)):
+        return None  # TABLE(...) and other sources that are not stored tables
     versions: dict[str, list[int | None]] = {}
-    for reference in tree.find_all(exp.Table):
-        if not isinstance(reference.this, exp.Identifier):
-            return None  # TABLE(...) and other sources that are not stored tables
-        if not reference.db and reference.name.upper() in local:
-            continue
-        parts = qualify(table_parts(reference), ctx)
+    for _, parts in views.references(tree, SqlContext(task.database, task.schema)):
         table = tables.find(TableName(*parts))
         if table is None:
             return None
@@ -208,14 +197,11 @@ def _row(tables: Tables, task: Task) -> tuple[object, ...]:
     snapshot = table.current_snapshot()
     lag = task.schedule or "DOWNSTREAM"
     mode = json.loads(task.options or "{}").get("refresh_mode", "AUTO")
-    warehouse = f" warehouse = {task.warehouse}" if task.warehouse else ""
-    settings = f"target_lag = '{lag}'{warehouse} refresh_mode = {mode}"
-    text = f"create dynamic table {task.name} {settings} as {task.definition}"
+    text = definition_text(task.name, lag, task.warehouse, mode, task.definition)
     refreshed = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, UTC) if snapshot else None
-    created = task.created_on.replace(tzinfo=UTC) if task.created_on else None
-    suspended = task.suspended_on.replace(tzinfo=UTC) if task.suspended_on and not task.started else None
+    suspended = task.suspended_on if not task.started else None
     return (
-        *(created, task.name, "", task.database, task.schema, "", count, size, task.owner or ""),
+        *(task.created_on, task.name, "", task.database, task.schema, "", count, size, task.owner or ""),
         *(
             lag,
             mode,

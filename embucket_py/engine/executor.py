@@ -283,7 +283,7 @@ class Engine:
             if sequence_statement.action != "DESCRIBE":
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
             return sequences.run(tables, session, sequence_statement)
-        if (dependents := tasks.dependents_enable_call(tree)) is not None:
+        if (dependents := tasks_sql.dependents_enable_call(tree)) is not None:
             return tasks.enable_dependents(tables, session, dependents, ctx, statement.source)
         if staged_query.reads_stage(tree):
             return staged_query.run(self.stages, session, tree, ctx, statement.source, cancel)

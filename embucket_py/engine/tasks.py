@@ -36,8 +36,9 @@ from embucket_py.engine.task_schedule import check, first_run_ms, next_run_ms
 from embucket_py.errors import SnowflakeError, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.dynamic_tables import refresh_sql
 from embucket_py.sql.names import SourceText, like_matches, name_parts, projection_name
-from embucket_py.sql.tasks import TaskStatement, parse_schedule
+from embucket_py.sql.tasks import TaskStatement, condition_query, parse_schedule
 from embucket_py.types import arrow_field
 
 if TYPE_CHECKING:
@@ -190,17 +191,6 @@ def _alter(engine: Engine, store: Tasks, task: Task, statement: TaskStatement) -
         store.update(task, predecessors=after, committed_on=now)
 
 
-def dependents_enable_call(tree: exp.Expression) -> exp.Expression | None:
-    """`SELECT SYSTEM$TASK_DEPENDENTS_ENABLE('name')`: its projection (a statement of its own, as
-    it resumes tasks; never part of a larger query)."""
-    if not isinstance(tree, exp.Select) or tree.args.get("from_") or len(tree.expressions) != 1:
-        return None
-    projection = tree.expressions[0]
-    call = projection.unalias()
-    is_call = isinstance(call, exp.Anonymous) and call.name.upper() == "SYSTEM$TASK_DEPENDENTS_ENABLE"
-    return projection if is_call else None
-
-
 def enable_dependents(
     tables: Tables, session: Session, projection: exp.Expression, ctx: SqlContext, source: SourceText
 ) -> QueryResult:
@@ -251,17 +241,13 @@ SHOW_TASKS: Columns = [
 ]
 
 
-def _utc(moment: datetime | None) -> datetime | None:
-    return None if moment is None else moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def _row(t: Task) -> tuple[object, ...]:
     predecessors = json.dumps([".".join(p) for p in t.predecessors], indent=2) if t.predecessors else "[]"
     relations = json.dumps({"Predecessors": [".".join(p) for p in t.predecessors]})
     state = "started" if t.started else "suspended"
     return (
         *(
-            _utc(t.created_on),
+            t.created_on,
             t.name,
             t.id,
             t.database,
@@ -273,8 +259,8 @@ def _row(t: Task) -> tuple[object, ...]:
         *(t.schedule, predecessors, state, t.definition, t.condition),
         "true" if t.allow_overlapping else "false",
         None,
-        _utc(t.committed_on),
-        _utc(t.suspended_on),
+        t.committed_on,
+        t.suspended_on,
         "ROLE",
         None,
         None,
@@ -411,7 +397,7 @@ class TaskRunner:
                 if unchanged:  # its sources are as the last refresh read them (NO_DATA)
                     self._record(run, task, state="SKIPPED", error=("", "NO_DATA"))
                     return True
-                text = dynamic_tables.refresh_statement(task)
+                text = refresh_sql(task.parts, task.definition)
             query_id = str(uuid.uuid4())
             row = self._record(run, task, state="EXECUTING", query_id=query_id)
             for statement in engine.prepare(text):
@@ -466,7 +452,7 @@ class TaskRunner:
         self._run_one(run, task, raise_errors=True)
 
     def _condition_holds(self, session: Session, condition: str) -> bool:
-        (statement,) = self.engine.prepare(f"SELECT ({condition})")
+        (statement,) = self.engine.prepare(condition_query(condition))
         result = self.engine.execute(session, statement)
         values = [v for batch in result.batches for v in batch.column(0).to_pylist()]
         return values == [True]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from embucket_py import naming
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import OBJECT_NAME, name_parts, qualify, show_pattern, show_scope, table_parts
@@ -98,6 +99,19 @@ def dynamic_table(tree: exp.Expression, ctx: SqlContext) -> DynamicTable | None:
         settings.get("WAREHOUSE", "").upper() or None,
         settings.get("REFRESH_MODE", "AUTO").upper(),
     )
+
+
+def refresh_sql(parts: tuple[str, str, str], query: str) -> str:
+    """The statement a refresh runs: the query's rows in place of the table's."""
+    target = ".".join(naming.quote(p) for p in parts)
+    return f"INSERT OVERWRITE INTO {target} {query}"
+
+
+def definition_text(name: str, target_lag: str, warehouse: str | None, refresh_mode: str, query: str) -> str:
+    """SHOW DYNAMIC TABLES' `text`: the CREATE DYNAMIC TABLE that makes it."""
+    on = f" warehouse = {warehouse}" if warehouse else ""
+    settings = f"target_lag = '{target_lag}'{on} refresh_mode = {refresh_mode}"
+    return f"create dynamic table {name} {settings} as {query}"
 
 
 def dynamic_statement(tree: exp.Expression, ctx: SqlContext) -> DynamicStatement | None:

@@ -231,6 +231,22 @@ def task_block_end(parser: Parser) -> None:
     parser.block()
 
 
+def dependents_enable_call(tree: exp.Expression) -> exp.Expression | None:
+    """`SELECT SYSTEM$TASK_DEPENDENTS_ENABLE('name')`: its projection (a statement of its own, as
+    it resumes tasks; never part of a larger query)."""
+    if not isinstance(tree, exp.Select) or tree.args.get("from_") or len(tree.expressions) != 1:
+        return None
+    projection = tree.expressions[0]
+    call = projection.unalias()
+    is_call = isinstance(call, exp.Anonymous) and call.name.upper() == "SYSTEM$TASK_DEPENDENTS_ENABLE"
+    return projection if is_call else None
+
+
+def condition_query(condition: str) -> str:
+    """The query a task's WHEN condition is evaluated by (its run goes on when it is TRUE)."""
+    return f"SELECT ({condition})"
+
+
 # --- schedules ------------------------------------------------------------------------------------
 
 _INTERVAL = re.compile(r"^\s*(\d+)\s*(SECOND|SECONDS|MINUTE|MINUTES|HOUR|HOURS)\s*$", re.IGNORECASE)
