@@ -35,8 +35,8 @@ from embucket_py.catalog.tables import (
     own_name,
     reads_by_field_id,
 )
+from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
-from embucket_py.engine.dml import check_values
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.query import collect, translate
 from embucket_py.engine.result import OK, QueryResult, StatementType, dml_counts, status
@@ -134,9 +134,7 @@ def _attempt(
     if added is not None and added.schema != kept.schema:
         # Inserted values may come typed differently (a nanosecond timestamp): the kept rows' schema wins.
         added = added.cast(kept.schema)
-    new = pa.concat_tables([kept, added]) if added is not None else kept
-    for column, array in zip(columns, new.columns, strict=True):
-        check_values(column, array)
+    new = conformed_table(columns, pa.concat_tables([kept, added]) if added is not None else kept)
     tables.rewrite(ref, files.snapshot_id, [files.files[i] for i in affected], new, ctx.query_id)
     action = acts.column(sqlc.ACTION)
     count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}

@@ -128,6 +128,8 @@ def create(
 ) -> QueryResult:
     """CREATE ...; a TEMPORARY table or view is made under a name only this session maps."""
     session_view = isinstance(tables, transactions.SessionTables)
+    if d.kind in ("DATABASE", "SCHEMA"):
+        return _create_and_use(tables, session, d, ctx, source, cancel)
     if d.transient and d.kind == "TABLE" and not d.temporary:
         result = ddl.create(tables, d, ctx, source, cancel)
         tables.mark_transient(TableName(*d.parts))
@@ -148,6 +150,32 @@ def create(
     except Exception:
         undo()
         raise
+
+
+def _create_and_use(
+    tables: Tables,
+    session: Session,
+    d: ObjectDef,
+    ctx: SqlContext,
+    source: SourceText | None,
+    cancel: threading.Event | None,
+) -> QueryResult:
+    """CREATE DATABASE | SCHEMA, which makes the new one the session's current database (with its
+    PUBLIC schema) or schema, as USE would; one that IF NOT EXISTS found already there does not.
+    https://docs.snowflake.com/en/sql-reference/sql/create-database#usage-notes"""
+    metastore = tables.metastore
+    if d.kind == "DATABASE":
+        existed = metastore.database_exists(d.parts[0])
+    else:
+        existed = metastore.schema_exists(d.parts[0], d.parts[1])
+    result = ddl.create(tables, d, ctx, source, cancel)
+    if not (existed and d.if_exists):
+        session.database = d.parts[0]
+        if d.kind == "SCHEMA":
+            session.schema = d.parts[1]
+        else:
+            session.schema = "PUBLIC" if metastore.schema_exists(d.parts[0], "PUBLIC") else None
+    return result
 
 
 def undrop(tables: Tables, tree: exp.Undrop, ctx: SqlContext) -> QueryResult:

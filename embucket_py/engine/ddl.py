@@ -9,6 +9,7 @@ from embucket_py.catalog.dropped import RETENTION_PROPERTY, dropped_of
 from embucket_py.catalog.retention import check_days, retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine import clustering
+from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.engine.time_travel import resolve
@@ -127,7 +128,7 @@ def _create_table(
         # CREATE TABLE t (a INT, ...) AS SELECT: the list names and types the columns, by position.
         columns = [_column(c) for c in d.columns]
         query = insert_select(d.query, [(c.name, c.type) for c in columns])
-        data = collect(plan(tables, query, ctx, None)[0], cancel)
+        data = conformed_table(columns, collect(plan(tables, query, ctx, None)[0], cancel))
         names = [c.name for c in columns]
         tables.create(ref, columns, replace=d.replace, comment=d.comment)
         if d.cluster_by:
@@ -138,6 +139,7 @@ def _create_table(
     frame, names = plan(tables, d.query, ctx, source)
     data = collect(frame, cancel)
     columns = [Column(name, from_arrow_field(f)) for name, f in zip(names, data.schema, strict=True)]
+    data = conformed_table(columns, data)  # before the table is made (or replaced): nothing half-done
     tables.create(ref, columns, replace=d.replace, comment=d.comment)
     if d.cluster_by:
         _cluster_by(tables, ref, d.cluster_by)

@@ -5,18 +5,15 @@ from __future__ import annotations
 import threading
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.tables import Column, TableName, Tables, own_name
+from embucket_py.catalog.tables import TableName, Tables, own_name
+from embucket_py.engine.column_values import conformed
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts
 from embucket_py.errors import (
-    NullInNotNullColumn,
-    NumericValueNotRecognized,
     SqlCompilationError,
-    string_too_long,
 )
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dml import (
@@ -27,7 +24,7 @@ from embucket_py.sql.dml import (
     values_with_defaults,
     with_defaults,
 )
-from embucket_py.types import MAX_VARCHAR, to_arrow
+from embucket_py.types import to_arrow
 
 
 def insert(
@@ -74,17 +71,10 @@ def insert(
     by_name = {**dict(zip(targets, rows.columns, strict=True)), **computed}
     arrays = []
     for column in columns:
-        target_type = to_arrow(column.type)
         source = by_name.get(column.name)
         if source is None:
-            array: pa.ChunkedArray | pa.Array = pa.nulls(rows.num_rows, target_type)
-        else:
-            try:
-                array = pc.cast(source, target_type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise NumericValueNotRecognized(str(e).split("\n")[0]) from None
-        check_values(column, array, filled_later=column.name in identity)
-        arrays.append(array)
+            source = pa.nulls(rows.num_rows, to_arrow(column.type))
+        arrays.append(conformed(column, source, filled_later=column.name in identity))
     data = pa.table(arrays, names=[naming.stored(c.name) for c in columns])
     count = (
         tables.overwrite(ref, data, ctx.query_id, identity)
@@ -92,19 +82,6 @@ def insert(
         else tables.append(ref, data, ctx.query_id, identity)
     )
     return dml_counts(StatementType.INSERT, {"number of rows inserted": count})
-
-
-def check_values(column: Column, array: pa.Array | pa.ChunkedArray, filled_later: bool = False) -> None:
-    """The column's rules for values written to it: no NULL in a NOT NULL column (unless the
-    writer fills them, as IDENTITY does), no text longer than its VARCHAR(n)."""
-    if not column.nullable and array.null_count and not filled_later:
-        raise NullInNotNullColumn(f"NULL result in a non-nullable column '{column.name}'")
-    limit = column.type.length if column.type.kind == "TEXT" else None
-    if limit and limit < MAX_VARCHAR and len(array):
-        too_long = pc.greater(pc.utf8_length(array), limit)
-        if pc.any(too_long).as_py():
-            value = pc.filter(array, too_long)[0].as_py()
-            raise string_too_long(value)
 
 
 def _check_width(got: int, expected: int) -> None:

@@ -3,8 +3,9 @@
 CREATE DYNAMIC TABLE makes the table as CREATE TABLE ... AS does (INITIALIZE = ON_CREATE) and
 records a task of kind DYNAMIC TABLE whose run refreshes it: the query's rows replace the table's
 in one Iceberg commit (INSERT OVERWRITE; a full refresh), as the owner role, every TARGET_LAG
-(DOWNSTREAM: only on ALTER DYNAMIC TABLE ... REFRESH). The task runner and scheduler of
-engine/tasks.py run the refreshes; a table replaced or dropped since is no longer refreshed.
+(DOWNSTREAM: when a dynamic table that reads it refreshes, or on ALTER DYNAMIC TABLE ...
+REFRESH). The task runner and scheduler of engine/tasks.py run the refreshes; a table replaced
+or dropped since is no longer refreshed.
 https://docs.snowflake.com/en/user-guide/dynamic-tables-about
 """
 
@@ -100,6 +101,24 @@ def source_versions(tables: Tables, task: Task) -> dict[str, list[int | None]] |
             table.metadata.current_schema_id,
         ]
     return versions
+
+
+def downstream_sources(tables: Tables, task: Task) -> list[Task]:
+    """The dynamic tables with TARGET_LAG = DOWNSTREAM (and not suspended) that the query reads:
+    a refresh refreshes them first, as Snowflake refreshes such a table when one that depends on
+    it refreshes."""
+    (tree,) = parse(task.definition)
+    found = []
+    for _, parts in views.references(tree, SqlContext(task.database, task.schema)):
+        upstream = tables.dynamic_tables.get(*parts)
+        if (
+            upstream is not None
+            and upstream.schedule is None
+            and upstream.started
+            and is_current(tables, upstream)
+        ):
+            found.append(upstream)
+    return found
 
 
 def unchanged_since_refresh(tables: Tables, task: Task) -> tuple[bool, dict[str, list[int | None]] | None]:

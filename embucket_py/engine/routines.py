@@ -20,14 +20,20 @@ from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.tables import Tables
 from embucket_py.engine import access, scripting
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
-from embucket_py.errors import SqlCompilationError, UnknownProcedure, Unsupported, object_not_found
+from embucket_py.errors import (
+    QueryCanceled,
+    SqlCompilationError,
+    UnknownProcedure,
+    Unsupported,
+    object_not_found,
+)
 from embucket_py.sessions.session import Session
 from embucket_py.sql import scripting as script
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize
 from embucket_py.sql.routines import CallDef, RoutineDef, anonymous_procedure_def, call_def
 from embucket_py.sql.user_functions import qualified_body
-from embucket_py.types import parse_sql_type
+from embucket_py.types import MAX_VARCHAR, SfType, parse_sql_type
 
 # Argument types as SHOW PROCEDURES / USER FUNCTIONS and DROP name them.
 _SIGNATURE_NAMES = {"FIXED": "NUMBER", "TEXT": "VARCHAR", "REAL": "FLOAT"}
@@ -179,6 +185,8 @@ def call(
 ) -> QueryResult:
     """CALL name(args): the procedure whose arguments fit, its body run with them bound."""
     d = call_def(text)
+    if d.parts == ("SYSTEM$WAIT",):
+        return _wait(engine, session, d, cancel)
     database, schema, name = _qualified(session, d.parts, "CALL")
     _require(tables, session, "USAGE", database, schema)
     given = len(d.arguments) + len(d.named)
@@ -186,6 +194,45 @@ def call(
     if not candidates:
         raise UnknownProcedure(f"Unknown user-defined function {database}.{schema}.{name}.")
     return _run(engine, session, candidates[0], d, cancel)
+
+
+# SYSTEM$WAIT's units, in seconds. https://docs.snowflake.com/en/sql-reference/functions/system_wait
+_WAIT_UNITS = {
+    "DAYS": 86400.0,
+    "HOURS": 3600.0,
+    "MINUTES": 60.0,
+    "SECONDS": 1.0,
+    "MILLISECONDS": 1e-3,
+    "MICROSECONDS": 1e-6,
+    "NANOSECONDS": 1e-9,
+}
+
+
+def _wait(
+    engine: scripting.Engine, session: Session, d: CallDef, cancel: threading.Event | None
+) -> QueryResult:
+    """CALL SYSTEM$WAIT(amount [, 'unit']): sleeps (a cancel ends it at once), then says so.
+
+    Raises:
+        SqlCompilationError: a unit it does not know, or a wrong number of arguments.
+        QueryCanceled: the statement was canceled while it waited.
+    """
+    if not 1 <= len(d.arguments) <= 2 or d.named:
+        raise SqlCompilationError("SYSTEM$WAIT takes an amount and an optional time unit.")
+    caller = scripting.Interpreter(engine, session, cancel)
+    amount = caller.uncaught(lambda: caller.evaluate(d.arguments[0], "FLOAT")).value
+    unit = (
+        str(caller.uncaught(lambda: caller.evaluate(d.arguments[1])).value)
+        if len(d.arguments) == 2
+        else "SECONDS"
+    )
+    if unit.upper() not in _WAIT_UNITS or not isinstance(amount, int | float) or amount < 0:
+        raise SqlCompilationError(f"Invalid argument for SYSTEM$WAIT: {d.arguments[0]}, '{unit}'.")
+    if (cancel or threading.Event()).wait(amount * _WAIT_UNITS[unit.upper()]):
+        raise QueryCanceled("SQL execution canceled")
+    shown = int(amount) if float(amount).is_integer() else amount
+    waited = f"waited {shown} {unit.lower()}"
+    return constant([("SYSTEM$WAIT", SfType("TEXT", length=MAX_VARCHAR))], [(waited,)], StatementType.SELECT)
 
 
 def call_anonymous(

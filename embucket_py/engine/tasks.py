@@ -308,6 +308,7 @@ class TaskRunner:
         self.engine = engine
         self.store = Tasks(engine.metastore)
         self._running: set[str] = set()  # ids of root tasks whose graph runs now (in this process)
+        self._executing: set[int] = set()  # TASK_HISTORY rows of the runs executing now
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._scheduler: threading.Thread | None = None
@@ -324,9 +325,18 @@ class TaskRunner:
         self._scheduler.start()
 
     def stop(self) -> None:
+        """Stops the scheduler; runs still executing are CANCELLED in TASK_HISTORY (the process
+        ends under them), unless they finish first."""
         self._stop.set()
         if self._scheduler is not None:
             self._scheduler.join(timeout=5)
+        with self._lock:
+            executing = list(self._executing)
+        done = int(time.time() * 1000)
+        for row in executing:
+            self.store.finish_run(
+                row, state="CANCELLED", error_message="The server stopped during the run.", completed_ms=done
+            )
 
     def tick(self, now_ms: int) -> None:
         """Starts every due scheduled task this process claims."""
@@ -393,6 +403,11 @@ class TaskRunner:
                 return False
             text, sources = task.definition, None
             if task.kind == dynamic_tables.KIND:
+                for upstream in dynamic_tables.downstream_sources(engine.tables, task):
+                    if not self._run_one(run, upstream, raise_errors=raise_errors):
+                        failed = f"UPSTREAM_FAILED: {'.'.join(upstream.parts)} did not refresh"
+                        self._record(run, task, state="FAILED", error=("", failed))
+                        return False
                 unchanged, sources = dynamic_tables.unchanged_since_refresh(engine.tables, task)
                 if unchanged:  # its sources are as the last refresh read them (NO_DATA)
                     self._record(run, task, state="SKIPPED", error=("", "NO_DATA"))
@@ -400,6 +415,8 @@ class TaskRunner:
                 text = refresh_sql(task.parts, task.definition)
             query_id = str(uuid.uuid4())
             row = self._record(run, task, state="EXECUTING", query_id=query_id)
+            with self._lock:
+                self._executing.add(row)
             for statement in engine.prepare(text):
                 result = engine.execute(session, statement, query_id=query_id)
                 for _ in result.batches:  # a query's rows are made as they are read
@@ -427,6 +444,9 @@ class TaskRunner:
                 raise
             return False
         finally:
+            if row is not None:
+                with self._lock:
+                    self._executing.discard(row)
             engine.end_session(session)
 
     def _suspend_if_failing(self, task: Task) -> None:

@@ -147,3 +147,24 @@ def test_sync_polling_of_a_failing_statement(polling_server: Server) -> None:
         # Fails only once the aggregate is done: the error arrives through the polls.
         cur.execute(f"select (sum(seq4()) || 'x')::int from table(generator(rowcount => {SLOW_ROWS}))")
     assert info.value.errno == 100038
+
+
+def test_system_wait_waits_and_a_cancel_ends_it(conn: SnowflakeConnection, cur: SnowflakeCursor) -> None:
+    """CALL SYSTEM$WAIT(amount [, unit]) answers as Snowflake documents it ("waited 2 minutes"),
+    and checks for a cancel while it waits."""
+    start = time.monotonic()
+    assert cur.execute("CALL SYSTEM$WAIT(300, 'MILLISECONDS')").fetchall() == [("waited 300 milliseconds",)]
+    assert time.monotonic() - start >= 0.3
+    assert cur.description[0].name == "SYSTEM$WAIT"
+    with pytest.raises(snowflake.connector.errors.ProgrammingError):
+        cur.execute("CALL SYSTEM$WAIT(1, 'FORTNIGHTS')")
+    cur.execute_async("CALL SYSTEM$WAIT(10, 'MINUTES')")
+    query_id = cur.sfqid
+    assert wait_started(conn, query_id) == QueryStatus.RUNNING
+    start = time.monotonic()
+    assert cur.abort_query(query_id) is True
+    assert conn.is_an_error(wait_done(conn, query_id))
+    assert time.monotonic() - start < 30
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        conn.get_query_status_throw_if_error(query_id)
+    assert info.value.errno == 604

@@ -82,6 +82,42 @@ def test_the_scheduler_refreshes_within_the_target_lag(orders: Any) -> None:
     assert rows(orders, "SHOW DYNAMIC TABLES")[0][names_index(orders, "target_lag")] == "5 minutes"
 
 
+def test_downstream_dynamic_tables_refresh_before_the_ones_reading_them(orders: Any) -> None:
+    """A TARGET_LAG = DOWNSTREAM table refreshes when a dynamic table reading it does (scheduled
+    or asked for): the pipeline's last table sees the base table's new rows through the middle
+    one; an upstream failure fails the downstream refresh and leaves both as they were."""
+    orders.execute(
+        "CREATE DYNAMIC TABLE paid TARGET_LAG = DOWNSTREAM AS SELECT * FROM orders WHERE amount > 3"
+    )
+    orders.execute(
+        "CREATE DYNAMIC TABLE per_customer TARGET_LAG = DOWNSTREAM "
+        "AS SELECT customer, COUNT(*) AS n FROM paid GROUP BY customer"
+    )
+    orders.execute(
+        "CREATE DYNAMIC TABLE report TARGET_LAG = '1 second' AS SELECT SUM(n) AS n FROM per_customer"
+    )
+    assert rows(orders, "SELECT n FROM report") == [(2,)]
+    orders.execute("INSERT INTO orders VALUES (7, 'c', 40), (8, 'c', 1)")
+    deadline = time.time() + 30
+    while rows(orders, "SELECT n FROM report") != [(3,)] and time.time() < deadline:
+        time.sleep(0.3)
+    assert rows(orders, "SELECT n FROM report") == [(3,)]
+    assert rows(orders, "SELECT * FROM per_customer ORDER BY customer") == [("a", 1), ("b", 1), ("c", 1)]
+    orders.execute("ALTER DYNAMIC TABLE report SUSPEND")
+    time.sleep(1.5)  # a refresh claimed before SUSPEND may still finish
+    orders.execute("INSERT INTO orders VALUES (9, 'd', 90)")
+    orders.execute("ALTER DYNAMIC TABLE per_customer REFRESH")  # refreshes PAID first
+    assert rows(orders, "SELECT COUNT(*) FROM paid") == [(4,)]
+    assert rows(orders, "SELECT n FROM report") == [(3,)]  # suspended, and not upstream of it
+    orders.execute("ALTER TABLE orders RENAME COLUMN amount TO total")
+    orders.execute("INSERT INTO orders VALUES (10, 'e', 70)")
+    with pytest.raises(ProgrammingError) as info:
+        orders.execute("ALTER DYNAMIC TABLE report REFRESH")  # PAID's query no longer compiles
+    assert info.value.errno == 904
+    assert rows(orders, "SELECT n FROM report") == [(3,)]
+    assert rows(orders, "SELECT COUNT(*) FROM paid") == [(4,)]
+
+
 def test_dynamic_table_errors_leave_it_as_it_was(orders: Any) -> None:
     with pytest.raises(ProgrammingError) as info:
         orders.execute("CREATE DYNAMIC TABLE d TARGET_LAG = 'soon' AS SELECT 1 AS x")

@@ -135,3 +135,55 @@ def test_values_beyond_their_columns_type_are_refused(
     assert (err.value.errno, err.value.sqlstate) == (errno, sqlstate)
     assert message in err.value.msg
     assert cur.execute("SELECT * FROM lim").fetchall() == [(1, "abcde", Decimal("12.3"))]
+
+
+BIG = "12345678901234567890123456789012345678"
+
+
+@pytest.mark.parametrize(
+    ("sql", "value"),
+    [
+        ("INSERT INTO ints VALUES (2, 5, 100)", "100"),
+        ("INSERT INTO ints VALUES (2, 5, -100)", "-100"),
+        (f"INSERT INTO ints SELECT 2, {BIG}, 1", BIG),
+        ("UPDATE ints SET small = small * 100", "-9900"),
+        (f"UPDATE ints SET big = -{BIG}", f"-{BIG}"),
+        (
+            f"MERGE INTO ints USING (SELECT 1 id) s ON ints.id = s.id "
+            f"WHEN MATCHED THEN UPDATE SET big = {BIG}",
+            BIG,
+        ),
+        (
+            f"MERGE INTO ints USING (SELECT 9 id) s ON ints.id = s.id "
+            f"WHEN NOT MATCHED THEN INSERT (id, big) VALUES (9, {BIG})",
+            BIG,
+        ),
+    ],
+)
+def test_integers_beyond_their_columns_are_refused(cur: Any, sql: str, value: str) -> None:
+    """NUMBER(p, 0) holds p digits; an INTEGER (NUMBER(38,0)) column is stored as Iceberg's long,
+    so, as on Snowflake's own Iceberg tables, a value past a long's range is out of range too
+    (it was an internal error from UPDATE and MERGE, and NUMBER(2,0) took 100)."""
+    cur.execute("CREATE TABLE ints (id INT, big NUMBER(38, 0), small NUMBER(2, 0))")
+    cur.execute("INSERT INTO ints VALUES (1, 9223372036854775807, -99)")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(sql)
+    assert (err.value.errno, err.value.sqlstate) == (100039, "22003")
+    assert f"Numeric value '{value}' is out of range" in err.value.msg
+    assert cur.execute("SELECT * FROM ints").fetchall() == [(1, 9223372036854775807, -99)]
+
+
+def test_failed_create_table_as_select_leaves_nothing_behind(cur: Any) -> None:
+    """A CTAS whose rows its columns cannot hold fails before the table is made: OR REPLACE keeps
+    the old table and its rows (it was replaced by an empty one), a new name stays free."""
+    cur.execute("CREATE TABLE kept AS SELECT 1 AS id")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(f"CREATE OR REPLACE TABLE kept AS SELECT 2 AS id, {BIG} AS big")
+    assert (err.value.errno, err.value.sqlstate) == (100039, "22003")
+    assert cur.execute("SELECT * FROM kept").fetchall() == [(1,)]
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(f"CREATE TABLE fresh (big NUMBER(38, 0)) AS SELECT {BIG}")
+    assert err.value.errno == 100039
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute("SELECT * FROM fresh")
+    assert err.value.errno == 2003

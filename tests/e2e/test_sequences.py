@@ -89,7 +89,8 @@ def test_show_describe_alter_and_drop(cur: Any) -> None:
 def test_rename_information_schema_and_get_ddl(cur: Any, database: str) -> None:
     cur.execute("CREATE SEQUENCE ids START = 10 INCREMENT = 5 COMMENT = 'ids'")
     assert cur.execute("SELECT ids.nextval").fetchone() == (10,)
-    cur.execute("CREATE SCHEMA other")
+    cur.execute("CREATE SCHEMA other")  # which becomes the current schema, as on Snowflake
+    cur.execute("USE SCHEMA public")
     cur.execute("ALTER SEQUENCE ids RENAME TO other.ids2")
     assert cur.execute("SELECT other.ids2.nextval").fetchone() == (15,)  # it goes on counting
     with pytest.raises(ProgrammingError):

@@ -304,6 +304,29 @@ def test_use_commands_update_connection_and_current_functions(
     assert (conn.database, conn.schema) == (database, "OTHER")
 
 
+def test_create_database_or_schema_makes_it_current(
+    conn: SnowflakeConnection, cur: SnowflakeCursor, database: str
+) -> None:
+    """As on Snowflake, CREATE DATABASE uses the new database (and its PUBLIC schema) and CREATE
+    SCHEMA the new schema; IF NOT EXISTS that finds one already there changes nothing."""
+    cur.execute("create schema made_here")
+    assert (conn.database, conn.schema) == (database, "MADE_HERE")
+    assert _context(cur)[:2] == (database, "MADE_HERE")
+    cur.execute("create table t_in_made_here (a int)")
+    assert cur.execute(f"select count(*) from {database}.made_here.t_in_made_here").fetchone() == (0,)
+    other = f"{database}_SECOND"
+    try:
+        cur.execute(f"create database {other}")
+        assert (conn.database, conn.schema) == (other, "PUBLIC")
+        assert _context(cur)[:2] == (other, "PUBLIC")
+        cur.execute(f"create schema if not exists {database}.made_here")
+        assert _context(cur)[:2] == (other, "PUBLIC")
+        cur.execute(f"create or replace schema {database}.made_again")
+        assert _context(cur)[:2] == (database, "MADE_AGAIN")
+    finally:
+        cur.execute(f"drop database if exists {other}")
+
+
 def test_use_missing_schema_fails_and_keeps_context(
     conn: SnowflakeConnection, cur: SnowflakeCursor, database: str
 ) -> None:

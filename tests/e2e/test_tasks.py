@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from snowflake.connector.errors import ProgrammingError
 
+from tests.e2e.conftest import Server
+
 
 def rows(cur: Any, sql: str) -> list[tuple[Any, ...]]:
     return cur.execute(sql).fetchall()
@@ -185,3 +187,31 @@ def test_the_scheduler_runs_a_resumed_task_until_it_is_suspended(cur: Any) -> No
     settled = rows(cur, "SELECT COUNT(*) FROM ticks")[0][0]
     time.sleep(2.5)
     assert rows(cur, "SELECT COUNT(*) FROM ticks")[0][0] == settled
+
+
+def test_a_run_cut_by_a_server_stop_is_cancelled(tmp_path: Any) -> None:
+    """A run still executing when its server stops is CANCELLED in TASK_HISTORY, not left
+    EXECUTING for ever; the task itself is as it was."""
+    server = Server(tmp_path)
+    server.start()
+    try:
+        with server.connect() as conn:
+            cur = conn.cursor()
+            cur.execute("CREATE TASK slow AS CALL SYSTEM$WAIT(10, 'MINUTES')")
+            cur.execute("EXECUTE TASK slow")
+            deadline = time.time() + 30
+            while history(cur, "SLOW") != [("EXECUTING", None, "EXECUTE_TASK")] and time.time() < deadline:
+                time.sleep(0.2)
+            assert history(cur, "SLOW") == [("EXECUTING", None, "EXECUTE_TASK")]
+    finally:
+        server.stop()
+    server.start()
+    try:
+        with server.connect() as conn:
+            cur = conn.cursor()
+            assert history(cur, "SLOW") == [("CANCELLED", None, "EXECUTE_TASK")]
+            sql = "SELECT error_message FROM TABLE(INFORMATION_SCHEMA.TASK_HISTORY(TASK_NAME => 'SLOW'))"
+            assert rows(cur, sql) == [("The server stopped during the run.",)]
+            assert [r[1] for r in rows(cur, "SHOW TASKS")] == ["SLOW"]
+    finally:
+        server.stop()

@@ -63,7 +63,8 @@ def test_rename_moves_a_view_and_its_resolution_stays_its_own(orders: Any, datab
         orders.execute("SELECT * FROM eu")
     assert err.value.errno == 2003
     # Into another schema: the view now resolves its unqualified names there, as on Snowflake.
-    orders.execute("CREATE SCHEMA other")
+    orders.execute("CREATE SCHEMA other")  # which becomes the current schema, as on Snowflake
+    orders.execute("USE SCHEMA public")
     orders.execute("CREATE TABLE other.orders (id INT, region VARCHAR)")
     orders.execute("INSERT INTO other.orders VALUES (9, 'eu')")
     orders.execute(f"ALTER VIEW europe RENAME TO {database}.other.europe")
