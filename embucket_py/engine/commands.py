@@ -7,6 +7,7 @@ import threading
 from sqlglot import exp
 
 from embucket_py import naming
+from embucket_py.catalog.account_parameters import AccountParameters
 from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName, Tables
@@ -64,23 +65,44 @@ def _value(node: exp.Expression) -> object:
     return node.name
 
 
-def alter_session(session: Session, tree: exp.Alter, defaults: dict[str, object]) -> QueryResult:
-    """ALTER SESSION SET name = value [, ...] | UNSET name [, ...].
-    https://docs.snowflake.com/en/sql-reference/sql/alter-session"""
-    changed: dict[str, object] = {}
+def _parameter_changes(tree: exp.Alter) -> tuple[dict[str, object], list[str]]:
+    """The values an ALTER SESSION (or the ALTER ACCOUNT read as one) sets, and the names it unsets."""
+    values: dict[str, object] = {}
+    unset: list[str] = []
     for action in tree.args.get("actions") or []:
         for item in action.expressions:
             if action.args.get("unset"):
-                name = item.this.name.upper() if isinstance(item, exp.SetItem) else item.name.upper()
-                session.parameters.pop(name, None)
-                changed[name] = defaults.get(name)
+                unset.append(item.this.name.upper() if isinstance(item, exp.SetItem) else item.name.upper())
             else:
-                eq = item.this
-                name = eq.this.name.upper()
-                session.parameters[name] = changed[name] = _value(eq.expression)
+                values[item.this.this.name.upper()] = _value(item.this.expression)
+    return values, unset
+
+
+def alter_session(session: Session, tree: exp.Alter, defaults: dict[str, object]) -> QueryResult:
+    """ALTER SESSION SET name = value [, ...] | UNSET name [, ...]: UNSET goes back to the value
+    `defaults` (the server's and the account's) give the session at login.
+    https://docs.snowflake.com/en/sql-reference/sql/alter-session"""
+    values, unset = _parameter_changes(tree)
+    changed: dict[str, object] = dict(values)
+    session.parameters.update(values)
+    for name in unset:
+        session.parameters.pop(name, None)
+        if name in defaults:
+            session.parameters[name] = defaults[name]
+        changed[name] = defaults.get(name)
     result = status(OK, StatementType.ALTER_SESSION)
     result.changed_parameters = changed
     return result
+
+
+def alter_account(store: AccountParameters, roles: set[str], tree: exp.Alter) -> QueryResult:
+    """ALTER ACCOUNT SET name = value [, ...] | UNSET name [, ...]: the values sessions that start
+    from now on begin with (a session's own ALTER SESSION still wins), ACCOUNTADMIN's to change.
+    https://docs.snowflake.com/en/sql-reference/sql/alter-account"""
+    if "ACCOUNTADMIN" not in roles:
+        raise AccessDenied("Insufficient privileges to operate on account.")
+    store.change(*_parameter_changes(tree))
+    return status(OK)
 
 
 def is_transaction_control(tree: exp.Expression) -> bool:

@@ -13,6 +13,7 @@ from pyiceberg.exceptions import CommitFailedException
 from sqlglot import exp
 
 from embucket_py import __version__
+from embucket_py.catalog.account_parameters import AccountParameters
 from embucket_py.catalog.grants import ACCOUNT, Securable
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.metastore import Metastore
@@ -66,6 +67,7 @@ from embucket_py.sql import sequences as sequences_sql
 from embucket_py.sql import streams as streams_sql
 from embucket_py.sql import tasks as tasks_sql
 from embucket_py.sql import warehouses as warehouses_sql
+from embucket_py.sql.account import account_alter
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext
@@ -114,8 +116,13 @@ class Engine:
         # AT | BEFORE(STATEMENT => id) of a statement this process no longer remembers.
         STATEMENTS.fallback = self.history.times
         WINDOW.metastore = metastore  # time travel reaches back DATA_RETENTION_TIME_IN_DAYS
-        self.parameter_defaults = parameter_defaults
+        self.parameter_defaults = parameter_defaults  # the server's (from its settings)
+        self.account_parameters = AccountParameters(metastore)
         self.tasks = tasks.TaskRunner(self)
+
+    def session_defaults(self) -> dict[str, object]:
+        """The parameters a session starts with: the server's, then ALTER ACCOUNT's."""
+        return {**self.parameter_defaults, **self.account_parameters.values()}
 
     def close(self) -> None:
         """At shutdown: queued history rows and result copies reach the disk, and the folders of
@@ -345,7 +352,10 @@ class Engine:
             access.record(self.metastore.grants, session, tree, ctx)
             return result
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "SESSION":
-            return commands.alter_session(session, tree, self.parameter_defaults)
+            return commands.alter_session(session, tree, self.session_defaults())
+        if (account_change := account_alter(tree)) is not None:
+            roles = access.active_roles(self.metastore.grants, session)
+            return commands.alter_account(self.account_parameters, roles, account_change)
         if is_show(tree) or isinstance(tree, exp.Describe):
             return self._metadata(session, tree, ctx)
         if isinstance(tree, exp.Set):
@@ -422,7 +432,7 @@ class Engine:
         if isinstance(tree, exp.Describe):
             return metadata.describe(tables, describe_def(tree, ctx), ctx)
         shown = show_def(tree, ctx)
-        result = metadata.show(tables, session, shown, self.parameter_defaults, ctx)
+        result = metadata.show(tables, session, shown, self.session_defaults(), ctx)
         return metadata.with_history(tables, shown, result) if tree.args.get("history") else result
 
     def _describe(

@@ -98,7 +98,8 @@ def show(
         ObjectNotFound: the database, schema or table of the IN clause does not exist.
     """
     if d.kind == "PARAMETERS":
-        rows = _filtered(parameter_rows(session, parameter_defaults), d, "key")
+        values = session.parameters if d.scope == "SESSION" else parameter_defaults
+        rows = _filtered(parameter_rows(values, parameter_defaults), d, "key")
         return _result(PARAMETERS, rows, StatementType.SHOW)
     if d.kind in keys.KEY_KINDS:
         return _result(keys.columns_for(d.kind), keys.show_rows(tables, d), StatementType.SHOW)

@@ -1,4 +1,4 @@
-"""SHOW PARAMETERS [IN SESSION]: the session's parameters with their defaults and levels.
+"""SHOW PARAMETERS [IN SESSION | ACCOUNT]: the parameters with their defaults and levels.
 
 https://docs.snowflake.com/en/sql-reference/sql/show-parameters
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from embucket_py.engine.metadata_columns import PARAMETER_DOCS
-from embucket_py.sessions.session import Session
 
 
 def _parameter_text(value: object) -> str:
@@ -25,12 +24,13 @@ def _parameter_type(value: object) -> str:
     return "STRING"
 
 
-def parameter_rows(session: Session, server_defaults: dict[str, object]) -> list[dict[str, Any]]:
-    """SHOW PARAMETERS [IN SESSION]: `level` is SESSION for a value set in this session, ACCOUNT for
-    a server-wide value differing from Snowflake's default, else empty."""
+def parameter_rows(values: dict[str, object], server_defaults: dict[str, object]) -> list[dict[str, Any]]:
+    """SHOW PARAMETERS [IN SESSION | ACCOUNT] of a session's `values` (or the account's, which are
+    `server_defaults`: the server's and ALTER ACCOUNT's): `level` is SESSION for a value set in
+    the session, ACCOUNT for an account-wide value differing from Snowflake's default, else empty."""
     rows = []
-    for key in sorted(set(session.parameters) | set(server_defaults)):
-        value = session.parameters.get(key, server_defaults.get(key))
+    for key in sorted(set(values) | set(server_defaults)):
+        value = values.get(key, server_defaults.get(key))
         default, description = PARAMETER_DOCS.get(key, (server_defaults.get(key, value), ""))
         # What the session started with: the server's value, else Snowflake's default.
         start = server_defaults.get(key, default)

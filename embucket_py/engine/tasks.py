@@ -396,6 +396,7 @@ class TaskRunner:
         session = Session(
             TASK_USER, "", task.database, task.schema, task.warehouse, task.owner or "ACCOUNTADMIN"
         )
+        session.parameters.update(engine.session_defaults())
         row = None
         try:
             if task.condition is not None and not self._condition_holds(session, task.condition):

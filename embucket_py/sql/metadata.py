@@ -165,7 +165,7 @@ def _scope(
 
 
 def _show_command(text: str) -> ShowDef:
-    """SHOW PARAMETERS [LIKE '...'] [IN|FOR SESSION] and SHOW VARIABLES [LIKE '...'], from tokens.
+    """SHOW PARAMETERS [LIKE '...'] [IN|FOR SESSION | ACCOUNT] and SHOW VARIABLES [LIKE '...'].
     https://docs.snowflake.com/en/sql-reference/sql/show-parameters"""
     tokens = Tokenizer(dialect="snowflake").tokenize(text)
     if not tokens or tokens[0].text.upper() not in ("PARAMETERS", "VARIABLES"):
@@ -178,11 +178,17 @@ def _show_command(text: str) -> ShowDef:
         like = rest[1].text
         rest = rest[2:]
     words = [t.text.upper() for t in rest]
-    if kind == "PARAMETERS" and words in (["IN", "SESSION"], ["FOR", "SESSION"]):
-        words = []
+    scope = "SESSION"
+    if (
+        kind == "PARAMETERS"
+        and len(words) == 2
+        and words[0] in ("IN", "FOR")
+        and words[1] in ("SESSION", "ACCOUNT")
+    ):
+        scope, words = words[1], []
     if words:
         raise Unsupported(f"SHOW {kind} {' '.join(words)} is not supported.")
-    return ShowDef(kind, like=like, scope="SESSION")
+    return ShowDef(kind, like=like, scope=scope)
 
 
 # --- DESCRIBE ------------------------------------------------------------------------------------

@@ -361,3 +361,42 @@ def test_alter_session_query_tag(conn: SnowflakeConnection, cur: SnowflakeCursor
     assert conn._session_parameters.get("QUERY_TAG") == "nightly load"
     cur.execute("alter session unset query_tag")
     assert conn._session_parameters.get("QUERY_TAG") in ("", None)  # 5.x keeps "" as None
+
+
+def _parameter(cur: SnowflakeCursor, name: str, scope: str = "") -> tuple[str, str]:
+    """(value, level) of SHOW PARAMETERS LIKE name [IN scope]."""
+    row = cur.execute(f"show parameters like '{name}' {scope}").fetchone()
+    assert row is not None
+    return row[1], row[3]
+
+
+def test_alter_account_sets_what_new_sessions_start_with(server: Server) -> None:
+    """ALTER ACCOUNT SET: sessions that start afterwards take the value (level ACCOUNT), a
+    session's own ALTER SESSION still wins and its UNSET goes back to the account's value;
+    ACCOUNTADMIN's alone; ALTER ACCOUNT UNSET restores the default."""
+    with server.connect() as admin:
+        cur = admin.cursor()
+        try:
+            cur.execute("alter account set timezone = 'Asia/Kolkata', week_start = 1")
+            assert _parameter(cur, "TIMEZONE", "in account") == ("Asia/Kolkata", "ACCOUNT")
+            with server.connect() as later:
+                other = later.cursor()
+                assert _parameter(other, "TIMEZONE") == ("Asia/Kolkata", "ACCOUNT")
+                (value,) = other.execute(LTZ).fetchone()
+                assert value.utcoffset() == dt.timedelta(hours=5, minutes=30)
+                assert other.execute("select dayofweek('2024-01-07'::date)").fetchone() == (
+                    7,
+                )  # WEEK_START 1
+                other.execute("alter session set timezone = 'UTC'")
+                assert _parameter(other, "TIMEZONE") == ("UTC", "SESSION")
+                other.execute("alter session unset timezone")
+                assert _parameter(other, "TIMEZONE") == ("Asia/Kolkata", "ACCOUNT")
+                other.execute("use role sysadmin")
+                with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+                    other.execute("alter account set timezone = 'UTC'")
+                assert (info.value.errno, info.value.sqlstate) == (3001, "42501")
+        finally:
+            cur.execute("alter account unset timezone, week_start")
+        assert _parameter(cur, "TIMEZONE", "in account") == ("America/Los_Angeles", "")
+        with server.connect() as after:
+            assert _parameter(after.cursor(), "WEEK_START") == ("0", "")

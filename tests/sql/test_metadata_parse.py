@@ -83,8 +83,9 @@ def test_show_parameters_and_variables_arrive_as_commands() -> None:
     )
     assert show("SHOW PARAMETERS FOR SESSION") == ShowDef("PARAMETERS", scope="SESSION")
     assert show("SHOW VARIABLES LIKE 'v%'") == ShowDef("VARIABLES", like="v%", scope="SESSION")
+    assert show("SHOW PARAMETERS LIKE 'T%' IN ACCOUNT") == ShowDef("PARAMETERS", like="T%", scope="ACCOUNT")
     with pytest.raises(Unsupported):
-        show("SHOW PARAMETERS IN ACCOUNT")
+        show("SHOW PARAMETERS IN WAREHOUSE wh")
 
 
 def test_show_of_unknown_objects_is_unsupported() -> None:

@@ -108,7 +108,7 @@ async def login_request(request: Request) -> JSONResponse:
     session = Session(
         user=user.upper(),
         account=str(body.get("ACCOUNT_NAME") or state.settings.account),
-        parameters=dict(state.engine.parameter_defaults),
+        parameters=await run_in_threadpool(state.engine.session_defaults),
         client_app=str(body.get("CLIENT_APP_ID") or ""),
         client_version=str(body.get("CLIENT_APP_VERSION") or ""),
     )

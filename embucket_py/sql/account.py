@@ -1,0 +1,20 @@
+"""ALTER ACCOUNT SET | UNSET parameters, which sqlglot keeps as a raw command: read as the ALTER
+SESSION statement of the same settings (one grammar for both).
+https://docs.snowflake.com/en/sql-reference/sql/alter-account"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+
+
+def account_alter(tree: exp.Expression) -> exp.Alter | None:
+    """The ALTER SESSION tree of an `ALTER ACCOUNT SET | UNSET ...` command; None for others."""
+    if not isinstance(tree, exp.Command) or tree.name.upper() != "ALTER":
+        return None
+    text = tree.expression.this if isinstance(tree.expression, exp.Literal) else str(tree.expression)
+    words = str(text).split(None, 2)
+    if len(words) < 3 or words[0].upper() != "ACCOUNT" or words[1].upper() not in ("SET", "UNSET"):
+        return None
+    alter = sqlglot.parse_one(f"ALTER SESSION {words[1]} {words[2]}", read="snowflake")
+    return alter if isinstance(alter, exp.Alter) else None
