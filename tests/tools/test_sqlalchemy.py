@@ -32,7 +32,8 @@ def engine(server: Server, tool_database: str) -> Iterator[sa.engine.Engine]:
             "constraint child_parent foreign key (parent_id) references parent (id))"
         )
         conn.exec_driver_sql("create view parent_codes as select id, code from parent")
-        conn.exec_driver_sql("create schema other")
+        conn.exec_driver_sql("create schema other")  # which becomes current, as on Snowflake
+        conn.exec_driver_sql("use schema public")
     yield engine
     engine.dispose()
 
