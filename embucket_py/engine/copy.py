@@ -21,7 +21,7 @@ from embucket_py.engine.stages import NUMBER, TEXT, Resolved, StageResolver
 from embucket_py.engine.transactions import autocommit
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
-from embucket_py.sql.context import SqlContext
+from embucket_py.sql.context import SqlContext, is_on
 from embucket_py.sql.stages import LOAD_DEFAULTS, LOAD_OPTIONS, CopyLoadDef, check_options
 from embucket_py.sql.translate import translate_query
 from embucket_py.stages import staged_sql
@@ -89,12 +89,18 @@ def selected_files(source: Source, d: CopyLoadDef) -> list[StagedFile]:
     return source.store.list(source.path, str(pattern) if pattern else None)
 
 
-def _targets(tables: Tables, ref: TableName, columns: list[str] | None, zone: str) -> list[Target]:
-    """Raises: InvalidIdentifier (a column list naming a column the table lacks)."""
+def _targets(tables: Tables, ref: TableName, d: CopyLoadDef, zone: str) -> list[Target]:
+    """The columns loaded; with TRUNCATECOLUMNS = TRUE (or ENFORCE_LENGTH = FALSE) text is cut to
+    a VARCHAR(n)'s length instead of failing its row.
+
+    Raises: InvalidIdentifier (a column list naming a column the table lacks)."""
     table_columns = Tables.columns(tables.load(ref))
     by_name = {c.name: c for c in table_columns}
-    chosen = [by_name[own_name(table_columns, c)] for c in columns] if columns else table_columns
-    return [Target(c.name, naming.stored(c.name), c.type, c.nullable, zone) for c in chosen]
+    chosen = [by_name[own_name(table_columns, c)] for c in d.columns] if d.columns else table_columns
+    truncate = is_on(d.options.get("TRUNCATECOLUMNS", False)) or not is_on(
+        d.options.get("ENFORCE_LENGTH", True)
+    )
+    return [Target(c.name, naming.stored(c.name), c.type, c.nullable, zone, truncate) for c in chosen]
 
 
 def _matcher(mode: str, targets: list[Target]) -> Callable[[list[str], ReadState], list[str | None]]:
@@ -171,7 +177,7 @@ def copy_into_table(
     """Raises: LoadAborted (ABORT_STATEMENT), FileFormatError, ObjectNotFound, Unsupported."""
     check_options(d.options, LOAD_OPTIONS, LOAD_DEFAULTS, "COPY INTO <table>")
     ref = TableName(*d.table)
-    targets = _targets(tables, ref, d.columns, str(ctx.parameters.get("TIMEZONE") or "UTC"))
+    targets = _targets(tables, ref, d, str(ctx.parameters.get("TIMEZONE") or "UTC"))
     source, _ = source_of(resolver, session, d, ctx)
     fmt = source.fmt
     policy = on_error(d.options.get("ON_ERROR"))

@@ -498,9 +498,8 @@ def put_placeholder(tree: exp.Expression) -> exp.Expression:
 # COPY options this server implements, and options it accepts only at their default value.
 # https://docs.snowflake.com/en/sql-reference/sql/copy-into-table#copy-options-copyoptions
 LOAD_OPTIONS = {"FILES", "PATTERN", "FILE_FORMAT", "ON_ERROR", "FORCE", "PURGE", "VALIDATION_MODE",
-                "MATCH_BY_COLUMN_NAME", "ENDPOINT"}  # fmt: skip
-LOAD_DEFAULTS = {"ENFORCE_LENGTH": True, "TRUNCATECOLUMNS": False, "LOAD_UNCERTAIN_FILES": False,
-                 "RETURN_FAILED_ONLY": False}  # fmt: skip
+                "MATCH_BY_COLUMN_NAME", "ENDPOINT", "TRUNCATECOLUMNS", "ENFORCE_LENGTH"}  # fmt: skip
+LOAD_DEFAULTS = {"LOAD_UNCERTAIN_FILES": False, "RETURN_FAILED_ONLY": False}
 UNLOAD_OPTIONS = {"FILE_FORMAT", "SINGLE", "MAX_FILE_SIZE", "HEADER", "OVERWRITE"}
 UNLOAD_DEFAULTS = {"DETAILED_OUTPUT": False, "INCLUDE_QUERY_ID": False}
 

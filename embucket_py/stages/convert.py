@@ -42,6 +42,7 @@ class Target:
     type: SfType
     nullable: bool = True
     zone: str = "UTC"  # the session's time zone: TIMESTAMP_LTZ/TZ text without an offset is read there
+    truncate: bool = False  # text longer than a VARCHAR(n) is cut to n characters (TRUNCATECOLUMNS)
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,9 @@ def convert(
             semi = tag.startswith((b"VARIANT", b"OBJECT", b"ARRAY"))
             value = _value(raw, field.type, target.type, semi, target.zone)
             flag = raw.is_not_null() & value.is_null()
-            if target.type.kind == "TEXT" and target.type.length:
+            if target.type.kind == "TEXT" and target.type.length and target.truncate:
+                value = f.left(value, lit(target.type.length))
+            elif target.type.kind == "TEXT" and target.type.length:
                 flag = flag | (f.character_length(value) > lit(target.type.length))
             if not target.nullable:
                 flag = flag | value.is_null()

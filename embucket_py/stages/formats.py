@@ -10,6 +10,7 @@ https://docs.snowflake.com/en/sql-reference/sql/create-file-format
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import io
 import json
@@ -24,7 +25,7 @@ import pyarrow.csv as pcsv
 import pyarrow.json as pjson
 import pyarrow.parquet as pq
 
-from embucket_py.errors import SnowflakeError, Unsupported
+from embucket_py.errors import SnowflakeError, SqlCompilationError, Unsupported
 from embucket_py.types import SFTYPE_KEY
 
 # Arrow's streaming readers read about 32 blocks ahead: 1 MB blocks keep that near 32 MB.
@@ -91,6 +92,20 @@ _AT_DEFAULT = {
 }
 
 
+def codec_of(encoding: str) -> str:
+    """The Python codec of a Snowflake ENCODING name (UTF8, ISO-8859-1, WINDOWS-1252, UTF-16LE,
+    SHIFT_JIS, ...). https://docs.snowflake.com/en/sql-reference/sql/create-file-format
+
+    Raises:
+        SqlCompilationError: an encoding Python has no codec for.
+    """
+    name = "utf-8" if encoding.upper() in ("UTF8", "UTF-8") else encoding.lower()
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        raise SqlCompilationError(f"Unsupported encoding '{encoding}' for the file format.") from None
+
+
 class FileFormatError(SnowflakeError):
     """A file cannot be read with its format at all (not a per-row error)."""
 
@@ -105,6 +120,11 @@ class FileFormat:
 
     def option(self, name: str) -> Any:
         return self.options.get(name, _DEFAULTS[self.type].get(name))
+
+    @property
+    def encoding(self) -> str:
+        """The Python codec of a CSV file's ENCODING (UTF8 by default)."""
+        return codec_of(str(self.option("ENCODING") or "UTF8"))
 
     @property
     def null_if(self) -> list[str]:
@@ -140,6 +160,9 @@ def file_format(options: dict[str, Any]) -> FileFormat:
     if kind not in _DEFAULTS:
         raise Unsupported(f"File format TYPE = {kind} is not supported.")
     for key, value in options.items():
+        if key == "ENCODING" and kind == "CSV":
+            codec_of(str(value))  # a name Python's codecs do not know fails here
+            continue
         if key == "ENCODING" and str(value).upper() not in _AT_DEFAULT["ENCODING"]:
             raise Unsupported(f"File format option ENCODING = {value} is not supported (UTF8 only).")
         if key in _DEFAULTS[kind] or key in _NEUTRAL or str(value).upper() in _AT_DEFAULT.get(key, ()):
@@ -246,15 +269,16 @@ def read_csv(
         escape = _none_text(fmt.options["ESCAPE_UNENCLOSED_FIELD"])
     skip = int(fmt.option("SKIP_HEADER") or 0)
     parse_header = bool(fmt.option("PARSE_HEADER"))
-    head_lines = head.split(b"\n")
+    # Other encodings are read as UTF-8 by Arrow's transcoding reader; the first lines to sniff alike.
+    head_lines = head.decode(fmt.encoding, errors="replace").split("\n")
     if parse_header:
-        first = head_lines[0].decode(errors="replace").rstrip("\r")
+        first = head_lines[0].lstrip("\ufeff").rstrip("\r")
         state.header = [h.strip().strip(quote or "") for h in first.split(delimiter)]
         columns = len(state.header)
         skip = max(skip, 1)
     if columns is None:
-        line = head_lines[skip] if len(head_lines) > skip else b""
-        columns = max(len(line.decode(errors="replace").split(delimiter)), 1)
+        line = head_lines[skip] if len(head_lines) > skip else ""
+        columns = max(len(line.split(delimiter)), 1)
     names = [f"c{i + 1}" for i in range(columns)]
     first_line = skip
     bad: list[BadRow] = []
@@ -270,7 +294,11 @@ def read_csv(
     reader = pcsv.open_csv(
         stream,
         read_options=pcsv.ReadOptions(
-            column_names=names, skip_rows=skip, use_threads=False, block_size=BLOCK_SIZE
+            column_names=names,
+            skip_rows=skip,
+            use_threads=False,
+            block_size=BLOCK_SIZE,
+            encoding="utf8" if fmt.encoding == "utf-8" else fmt.encoding,
         ),
         parse_options=pcsv.ParseOptions(
             delimiter=delimiter,

@@ -175,8 +175,49 @@ def test_copy_inside_a_rolled_back_transaction_loads_nothing(staged) -> None:
 
 def test_unimplemented_options_are_refused_not_ignored(staged) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
-        staged.execute("COPY INTO t FROM @st TRUNCATECOLUMNS=TRUE")
-    assert "TRUNCATECOLUMNS" in e.value.msg
+        staged.execute("COPY INTO t FROM @st LOAD_UNCERTAIN_FILES=TRUE")
+    assert "LOAD_UNCERTAIN_FILES" in e.value.msg
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
-        staged.execute("COPY INTO t FROM @st FILE_FORMAT=(TYPE=CSV ENCODING='LATIN1')")
-    assert "ENCODING" in e.value.msg
+        staged.execute("COPY INTO t FROM @st FILE_FORMAT=(TYPE=CSV ENCODING='KLINGON-8')")
+    assert "KLINGON-8" in e.value.msg
+
+
+@pytest.mark.parametrize("option", ["TRUNCATECOLUMNS = TRUE", "ENFORCE_LENGTH = FALSE"])
+def test_truncatecolumns_cuts_text_to_the_column_length(cur, tmp_path: Path, option: str) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/copy-into-table#copy-options-copyoptions:
+    without it a longer string fails its row (100074 under ABORT_STATEMENT)."""
+    (tmp_path / "names.csv").write_text("1,abcdefgh\n2,héllo wörld\n3,ok\n")
+    cur.execute("CREATE TABLE short (id INT, name VARCHAR(5))")
+    cur.execute(f"PUT file://{tmp_path}/names.csv @%short AUTO_COMPRESS=FALSE")
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
+        cur.execute("COPY INTO short FROM @%short")
+    assert "User character length limit (5) exceeded by string 'abcdefgh'" in e.value.msg
+    rows = cur.execute(f"COPY INTO short FROM @%short {option}").fetchall()
+    assert rows[0][1:4] == ("LOADED", 3, 3)
+    assert cur.execute("SELECT * FROM short ORDER BY id").fetchall() == [
+        (1, "abcde"),
+        (2, "héllo"),
+        (3, "ok"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "codec"), [("ISO-8859-1", "latin-1"), ("WINDOWS-1252", "cp1252"), ("UTF-16", "utf-16")]
+)
+def test_csv_in_another_encoding_loads_as_text(cur, tmp_path: Path, encoding: str, codec: str) -> None:
+    """ENCODING: the file's bytes are read in that character set, its header too (PARSE_HEADER
+    with MATCH_BY_COLUMN_NAME), also when staged files are queried."""
+    (tmp_path / "cities.csv").write_bytes("City,Price\nZürich,5\nSão Paulo,7\nCittà,9\n".encode(codec))
+    cur.execute("CREATE TABLE cities (city VARCHAR, price INT)")
+    cur.execute(f"PUT file://{tmp_path}/cities.csv @%cities AUTO_COMPRESS=FALSE")
+    fmt = f"TYPE = CSV ENCODING = '{encoding}'"
+    cur.execute(f"COPY INTO cities FROM @%cities FILE_FORMAT = ({fmt} SKIP_HEADER = 1)")
+    expected = [("Città", 9), ("São Paulo", 7), ("Zürich", 5)]
+    assert cur.execute("SELECT * FROM cities ORDER BY city").fetchall() == expected
+    cur.execute("TRUNCATE TABLE cities")
+    by_name = "MATCH_BY_COLUMN_NAME = CASE_INSENSITIVE FORCE = TRUE"
+    cur.execute(f"COPY INTO cities FROM @%cities FILE_FORMAT = ({fmt} PARSE_HEADER = TRUE) {by_name}")
+    assert cur.execute("SELECT * FROM cities ORDER BY city").fetchall() == expected
+    cur.execute(f"CREATE FILE FORMAT other_text {fmt} SKIP_HEADER = 1")
+    query = "SELECT $1 FROM @%cities (FILE_FORMAT => 'other_text') ORDER BY 1"
+    assert cur.execute(query).fetchall() == [("Città",), ("São Paulo",), ("Zürich",)]
