@@ -70,6 +70,27 @@ def test_table_flatten_names_its_columns_like_snowflake(cur: Any) -> None:
     assert cur.fetchall()[0][1:5] == ("a", "a", None, "1")
 
 
+def test_flatten_values_take_part_in_arithmetic_and_aggregates(cur: Any) -> None:
+    """FLATTEN's VALUE is a VARIANT: arithmetic, SUM and AVG read it as a number, as they read a
+    VARIANT column or path (they failed: DataFusion saw a text column). SPLIT_TO_TABLE alike."""
+    cur.execute("CREATE TABLE baskets (id INT, prices VARIANT)")
+    cur.execute("INSERT INTO baskets SELECT 1, PARSE_JSON('[1.5, 2]') UNION ALL SELECT 2, PARSE_JSON('[10]')")
+    sql = (
+        "SELECT b.id, f.value * 2, f.value + b.id, -f.value "
+        "FROM baskets b, LATERAL FLATTEN(input => b.prices) f ORDER BY b.id, f.index"
+    )
+    assert cur.execute(sql).fetchall() == [(1, 3.0, 2.5, -1.5), (1, 4.0, 3.0, -2.0), (2, 20.0, 12.0, -10.0)]
+    sql = (
+        "SELECT b.id, SUM(f.value), AVG(f.value) "
+        "FROM baskets b, LATERAL FLATTEN(b.prices) f GROUP BY b.id ORDER BY 1"
+    )
+    assert cur.execute(sql).fetchall() == [(1, 3.5, 1.75), (2, 10.0, 10.0)]
+    sql = "SELECT value * 10 FROM TABLE(FLATTEN(input => PARSE_JSON('[1, 2]'))) ORDER BY 1"
+    assert cur.execute(sql).fetchall() == [(10.0,), (20.0,)]
+    sql = "SELECT s.value * 3 FROM TABLE(SPLIT_TO_TABLE('1,2', ',')) s ORDER BY 1"
+    assert cur.execute(sql).fetchall() == [(3.0,), (6.0,)]
+
+
 def test_array_agg_and_object_agg(cur: Any) -> None:
     cur.execute(
         "SELECT ARRAY_AGG(x) WITHIN GROUP (ORDER BY x DESC), OBJECT_AGG(k, x::VARIANT) "

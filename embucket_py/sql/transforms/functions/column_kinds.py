@@ -16,6 +16,8 @@ from sqlglot import exp
 
 from embucket_py.sql.context import SqlContext, active
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.transforms.functions.flatten import COLUMNS as FLATTEN_COLUMNS
+from embucket_py.sql.transforms.functions.flatten import table_function
 from embucket_py.sql.transforms.source_columns import SourceColumns
 
 SEMI_KINDS = frozenset({"VARIANT", "OBJECT", "ARRAY"})
@@ -203,6 +205,8 @@ def stored_kind(node: exp.Expression, ctx: SqlContext | None, depth: int = 0) ->
     return _kind_in_source(sources[0], normalize(node.this), None, ctx, depth)
 
 
+_FLATTEN_KINDS = {"VALUE": "VARIANT", "THIS": "VARIANT", "KEY": "TEXT", "PATH": "TEXT"}
+
 # CTEs and VALUES tell a column's kind even when no statement context is active.
 _NO_CONTEXT = SqlContext(None, None)
 
@@ -236,6 +240,10 @@ def _kind_in_source(
         name, position = "", names.index(name)
     if isinstance(source, exp.Subquery):
         return _kind_in_query(source.this, name, position, ctx, depth)
+    if table_function(source) is not None:
+        # FLATTEN's (and SPLIT_TO_TABLE's) VALUE and THIS are VARIANTs; KEY and PATH text.
+        column = FLATTEN_COLUMNS[position] if position is not None and position < 6 else name
+        return _FLATTEN_KINDS.get(column)
     if isinstance(source, exp.Values):
         if position is None and name.startswith("COLUMN") and name[6:].isdigit():
             position = int(name[6:]) - 1  # VALUES without column names: COLUMN1, COLUMN2, ...

@@ -24,7 +24,7 @@ _TAGGED = ("VALUE", "THIS")
 _SPLITS = (exp.SplitToTable, exp.StrtokSplitToTable)
 
 
-def _explode(node: exp.Expression | None) -> exp.Expression | None:
+def table_function(node: exp.Expression | None) -> exp.Expression | None:
     """The table function (FLATTEN, SPLIT_TO_TABLE, STRTOK_SPLIT_TO_TABLE) a FROM item calls."""
     if isinstance(node, exp.Lateral | exp.TableFromRows) and isinstance(node.this, (exp.Explode, *_SPLITS)):
         return node.this
@@ -138,12 +138,12 @@ def _select(select: exp.Select) -> None:
     joins = list(select.args.get("joins") or [])
     base = from_.this if from_ is not None else None
     flattens: list[tuple[exp.Expression, exp.Expression]] = []
-    if _explode(base) is not None:
-        flattens.append((base, _explode(base)))  # type: ignore[arg-type]
+    if table_function(base) is not None:
+        flattens.append((base, table_function(base)))  # type: ignore[arg-type]
         base = None
     rest = []
     for join in joins:
-        explode = _explode(join.this)
+        explode = table_function(join.this)
         if explode is not None and not rest:
             flattens.append((join.this, explode))
         elif explode is not None:
@@ -186,7 +186,7 @@ def _select(select: exp.Select) -> None:
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:
-    if not any(_explode(n) is not None for n in tree.find_all(exp.Lateral, exp.TableFromRows)):
+    if not any(table_function(n) is not None for n in tree.find_all(exp.Lateral, exp.TableFromRows)):
         return tree
     for select in reversed(list(tree.find_all(exp.Select))):
         _select(select)
