@@ -76,6 +76,21 @@ def test_ratios_of_number_columns_are_exact_numbers(cur: Any) -> None:
     assert [(d.type_code, d.scale) for d in cur.description] == [(0, 8), (0, 6), (0, 8), (0, 10), (1, None)]
 
 
+def test_unqualified_columns_of_a_join_keep_their_number_types(cur: Any) -> None:
+    """A column named without its table in a join is typed as its table declares it: the same
+    NUMBER scales as when qualified or alone (it was divided as a DOUBLE: 3.3333333333333335)."""
+    cur.execute("CREATE TABLE prices (id INT, price NUMBER(10, 2))")
+    cur.execute("CREATE TABLE quantities (pid INT, qty INT)")
+    cur.execute("INSERT INTO prices VALUES (1, 10.00), (2, 0.00)")
+    cur.execute("INSERT INTO quantities VALUES (1, 3), (2, 4)")
+    for price in ("price", "prices.price"):
+        cur.execute(
+            f"SELECT SUM({price}) / COUNT(*) / 1.5, SUM({price}) / 3 FROM prices JOIN quantities ON id = pid"
+        )
+        assert [str(v) for v in cur.fetchone()] == ["3.333333333333", "3.33333333"], price
+        assert [(d.type_code, d.scale) for d in cur.description] == [(0, 12), (0, 8)]
+
+
 def test_a_number_past_38_digits_is_out_of_range(cur: Any) -> None:
     """A quotient whose scale leaves no room for its digits, and a product past 38 digits, fail
     with Snowflake's 100046 (22003); the session goes on."""

@@ -198,11 +198,40 @@ def stored_kind(node: exp.Expression, ctx: SqlContext | None, depth: int = 0) ->
         return None
     sources = _sources(select)
     qualifier = node.args.get("table")
+    name = normalize(node.this)
     if len(sources) > 1 and isinstance(qualifier, exp.Identifier) and node.args.get("db") is None:
         sources = [s for s in sources if _alias_of(s) == normalize(qualifier)]
+    elif len(sources) > 1 and qualifier is None:
+        # Unqualified in a join (`SUM(price) / COUNT(*) FROM t JOIN u ...`, `value` of a FLATTEN):
+        # the one source that has the name, when every other is known not to.
+        provides = [_provides(s, name, ctx) for s in sources]
+        sources = [s for s, p in zip(sources, provides, strict=True) if p is not False]
     if len(sources) != 1:
         return None
-    return _kind_in_source(sources[0], normalize(node.this), None, ctx, depth)
+    return _kind_in_source(sources[0], name, None, ctx, depth)
+
+
+def _provides(source: exp.Expression, name: str, ctx: SqlContext) -> bool | None:
+    """Whether a FROM item has a column `name` (a stored table or a FLATTEN); None: cannot tell."""
+    alias = source.args.get("alias")
+    if table_function(source) is not None:
+        names = alias.columns if isinstance(alias, exp.TableAlias) and alias.columns else FLATTEN_COLUMNS
+        return name in [normalize(n) if isinstance(n, exp.Identifier) else n for n in names]
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        return name in [normalize(c) for c in alias.columns]
+    if (
+        not isinstance(source, exp.Table)
+        or not isinstance(source.this, exp.Identifier)
+        or ctx.column_kinds is None
+    ):
+        return None
+    if source.args.get("db") is None and normalize(source.this) in SourceColumns.ctes_around(source):
+        return None
+    try:
+        kinds = ctx.column_kinds(qualify(table_parts(source), ctx, "query"))
+    except Exception:
+        return None
+    return None if kinds is None else name in kinds
 
 
 _FLATTEN_KINDS = {"VALUE": "VARIANT", "THIS": "VARIANT", "KEY": "TEXT", "PATH": "TEXT"}
