@@ -151,7 +151,11 @@ def create(
     """CREATE ...; a TEMPORARY table or view is made under a name only this session maps."""
     session_view = isinstance(tables, transactions.SessionTables)
     if d.kind in ("DATABASE", "SCHEMA"):
-        return _create_and_use(tables, session, d, ctx, source, cancel)
+        existed = _exists(tables.metastore, d)
+        result = ddl.create(tables, d, ctx, source, cancel)
+        if not (existed and d.if_exists):  # one IF NOT EXISTS found already there is not used
+            _use_created(tables.metastore, session, d)
+        return result
     if d.transient and d.kind == "TABLE" and not d.temporary:
         result = ddl.create(tables, d, ctx, source, cancel)
         tables.mark_transient(TableName(*d.parts))
@@ -174,30 +178,20 @@ def create(
         raise
 
 
-def _create_and_use(
-    tables: Tables,
-    session: Session,
-    d: ObjectDef,
-    ctx: SqlContext,
-    source: SourceText | None,
-    cancel: threading.Event | None,
-) -> QueryResult:
-    """CREATE DATABASE | SCHEMA, which makes the new one the session's current database (with its
-    PUBLIC schema) or schema, as USE would; one that IF NOT EXISTS found already there does not.
-    https://docs.snowflake.com/en/sql-reference/sql/create-database#usage-notes"""
-    metastore = tables.metastore
+def _exists(metastore: Metastore, d: ObjectDef) -> bool:
     if d.kind == "DATABASE":
-        existed = metastore.database_exists(d.parts[0])
+        return metastore.database_exists(d.parts[0])
+    return metastore.schema_exists(d.parts[0], d.parts[1])
+
+
+def _use_created(metastore: Metastore, session: Session, d: ObjectDef) -> None:
+    """A new database (with its PUBLIC schema) or schema becomes the session's current one, as USE
+    would make it. https://docs.snowflake.com/en/sql-reference/sql/create-database#usage-notes"""
+    session.database = d.parts[0]
+    if d.kind == "SCHEMA":
+        session.schema = d.parts[1]
     else:
-        existed = metastore.schema_exists(d.parts[0], d.parts[1])
-    result = ddl.create(tables, d, ctx, source, cancel)
-    if not (existed and d.if_exists):
-        session.database = d.parts[0]
-        if d.kind == "SCHEMA":
-            session.schema = d.parts[1]
-        else:
-            session.schema = "PUBLIC" if metastore.schema_exists(d.parts[0], "PUBLIC") else None
-    return result
+        session.schema = "PUBLIC" if metastore.schema_exists(d.parts[0], "PUBLIC") else None
 
 
 def undrop(tables: Tables, tree: exp.Undrop, ctx: SqlContext) -> QueryResult:
