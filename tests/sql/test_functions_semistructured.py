@@ -84,3 +84,17 @@ def test_object_construct_star_needs_known_columns() -> None:
         translate("SELECT OBJECT_CONSTRUCT(*) FROM t")
     sql = translate("SELECT OBJECT_CONSTRUCT(* EXCLUDE b) FROM (VALUES (1, 2, 3)) AS v(a, b, c)").sql
     assert "make_array(CAST('A' AS VARCHAR), CAST('C' AS VARCHAR))" in sql
+
+
+@pytest.mark.parametrize(
+    ("sql", "name"),
+    [
+        ("SELECT TRANSFORM([1, 2], x -> x * 2)", "TRANSFORM"),
+        ("SELECT FILTER(v, x -> x > 1) FROM t", "FILTER"),
+        ("SELECT REDUCE([1, 2], 0, (acc, x) -> acc + x)", "REDUCE"),
+    ],
+)
+def test_higher_order_functions_are_refused_by_their_name(sql: str, name: str) -> None:
+    """DataFusion has no lambdas; FILTER's failure used to name a function called ARRAY."""
+    with pytest.raises(Unsupported, match=f"\\n{name} with a lambda expression is not supported yet"):
+        translate(sql)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext, activated
 
 _FAMILIES: list[Callable[[exp.Expression], exp.Expression]] = []
@@ -42,8 +43,20 @@ _FAMILIES.append(_semistructured.rewrite)
 _FAMILIES.append(_flatten.rewrite)
 
 
+# Snowflake's higher-order functions, whose lambdas DataFusion cannot run.
+_HIGHER_ORDER = {exp.Transform: "TRANSFORM", exp.ArrayFilter: "FILTER", exp.Reduce: "REDUCE"}
+
+
 def functions(tree: exp.Expression, ctx: SqlContext | None = None) -> exp.Expression:
-    """Applies every family; `ctx` (session parameters, column types) is active meanwhile."""
+    """Applies every family; `ctx` (session parameters, column types) is active meanwhile.
+
+    Raises:
+        Unsupported: a lambda (TRANSFORM, FILTER, REDUCE), refused by its name (DataFusion's
+            error named another function).
+    """
+    for lam in tree.find_all(exp.Lambda):
+        name = _HIGHER_ORDER.get(type(lam.parent), type(lam.parent).__name__.upper())
+        raise Unsupported(f"{name} with a lambda expression is not supported yet.")
     with activated(ctx):
         for rewrite in _FAMILIES:
             tree = rewrite(tree)
