@@ -160,6 +160,10 @@ class StringTooLong(SnowflakeError):
     sqlstate = "22001"
 
 
+def out_of_range(value: object) -> NumericValueOutOfRange:
+    return NumericValueOutOfRange(f"Numeric value '{value}' is out of range")
+
+
 def string_too_long(value: object) -> StringTooLong:
     return StringTooLong(f"String '{value}' is too long and would be truncated")
 

@@ -10,8 +10,8 @@ from embucket_py.catalog.tables import Column
 from embucket_py.errors import (
     NullInNotNullColumn,
     NumericValueNotRecognized,
-    NumericValueOutOfRange,
     SnowflakeError,
+    out_of_range,
     string_too_long,
 )
 from embucket_py.types import MAX_VARCHAR, SfType, to_arrow
@@ -69,4 +69,4 @@ def _out_of_range(
     least, most = pc.min_max(values).as_py().values()
     if least is None or (low < least and most < high):
         return None
-    return NumericValueOutOfRange(f"Numeric value '{most if most >= high else least}' is out of range")
+    return out_of_range(most if most >= high else least)

@@ -92,7 +92,7 @@ def from_datafusion(error: Exception) -> SnowflakeError:
             f"Number out of representable range: type NUMBER({match[1]},{match[2]})"
         )
     if match := _PRECISION_OVERFLOW.search(text):  # a value past its NUMBER(p, s) column
-        return errors.NumericValueOutOfRange(f"Numeric value '{match[1]}' is out of range")
+        return errors.out_of_range(match[1])
     if match := _INT64_OVERFLOW.search(text):  # an exact product where a 64-bit integer is needed
         return errors.NumberOutOfRange(f"Number out of representable range: value {match[1]}")
     if match := _ARITHMETIC_OVERFLOW.search(text):

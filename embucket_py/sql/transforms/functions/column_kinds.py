@@ -108,12 +108,7 @@ def _from_source(source: exp.Expression, name: str, ctx: SqlContext, depth: int)
             if isinstance(cte_alias, exp.TableAlias) and cte_alias.columns:
                 return Source.UNKNOWN
             return _from_query(cte.this, name, ctx, depth + 1)
-        if ctx.column_kinds is None:
-            return Source.UNKNOWN
-        try:
-            kinds = ctx.column_kinds(qualify(table_parts(source), ctx, "query"))
-        except Exception:
-            return Source.UNKNOWN
+        kinds = _table_kinds(source, ctx)
         if kinds is None:
             return Source.UNKNOWN
         if name not in kinds:
@@ -227,11 +222,18 @@ def _provides(source: exp.Expression, name: str, ctx: SqlContext) -> bool | None
         return None
     if source.args.get("db") is None and normalize(source.this) in SourceColumns.ctes_around(source):
         return None
+    kinds = _table_kinds(source, ctx)
+    return None if kinds is None else name in kinds
+
+
+def _table_kinds(table: exp.Table, ctx: SqlContext) -> dict[str, str] | None:
+    """A stored table's column kinds by name; None when they cannot be told."""
+    if ctx.column_kinds is None:
+        return None
     try:
-        kinds = ctx.column_kinds(qualify(table_parts(source), ctx, "query"))
+        return ctx.column_kinds(qualify(table_parts(table), ctx, "query"))
     except Exception:
         return None
-    return None if kinds is None else name in kinds
 
 
 _FLATTEN_KINDS = {"VALUE": "VARIANT", "THIS": "VARIANT", "KEY": "TEXT", "PATH": "TEXT"}
@@ -290,13 +292,9 @@ def _kind_in_source(
                 return None
             position = names.index(name)
         return _kind_in_query(cte.this, name, position, ctx, depth)
-    if position is not None or ctx.column_kinds is None:
+    if position is not None:
         return None
-    try:
-        kinds = ctx.column_kinds(qualify(table_parts(source), ctx, "query"))
-    except Exception:
-        return None
-    return (kinds or {}).get(name)
+    return (_table_kinds(source, ctx) or {}).get(name)
 
 
 def _kind_in_query(
