@@ -174,3 +174,19 @@ def test_percentile_disc_takes_the_first_value_reaching_the_share(cur: Any) -> N
         "GROUP BY g ORDER BY g"
     )
     assert cur.fetchall() == [("a", 2, 4, 1), ("b", None, None, None)]
+
+
+def test_approx_top_k_gives_the_most_frequent_values_with_their_counts(data: Any) -> None:
+    # Snowflake's output: a JSON array of [value, count] arrays, most frequent first; k defaults to 1.
+    rows = data.execute(
+        "SELECT k, APPROX_TOP_K(v), APPROX_TOP_K(v, 2, 100) FROM agg GROUP BY k ORDER BY k"
+    ).fetchall()
+    assert [(k, json.loads(one), json.loads(two)) for k, one, two in rows] == [
+        (1, [[2, 2]], [[2, 2], [1, 1]]),
+        (2, [[7, 1]], [[7, 1]]),
+    ]
+    assert data.execute("SELECT TYPEOF(APPROX_TOP_K(v, 3)) FROM agg").fetchone()[0] == "ARRAY"
+    windowed = data.execute("SELECT k, APPROX_TOP_K(v) OVER (PARTITION BY k) FROM agg ORDER BY k").fetchall()
+    assert [(k, json.loads(top)) for k, top in windowed] == [(1, [[2, 2]])] * 4 + [(2, [[7, 1]])] * 2
+    text = data.execute("SELECT APPROX_TOP_K(TO_VARCHAR(k)) FROM agg").fetchone()[0]
+    assert json.loads(text) == [["1", 4]]

@@ -60,6 +60,18 @@ def one(cur: Any, sql: str) -> Any:
         ),
         ("SELECT TO_DATE('2024-01-05', 'YYYY-MM-DD')", dt.date(2024, 1, 5)),
         ("SELECT TRY_TO_DATE('not a date')", None),
+        ("SELECT TRY_TO_DATE('3/5/2024', 'MM/DD/YYYY')", dt.date(2024, 3, 5)),
+        ("SELECT TRY_TO_DATE('13/15/2024', 'MM/DD/YYYY')", None),
+        ("SELECT TRY_TO_DATE('15-mar-2024', 'DD-MON-YYYY')", dt.date(2024, 3, 15)),
+        (
+            "SELECT TRY_TO_TIMESTAMP('2024-03-15 10:11:12.123456789', 'YYYY-MM-DD HH24:MI:SS.FF9')",
+            dt.datetime(2024, 3, 15, 10, 11, 12, 123456),
+        ),
+        ("SELECT TRY_TO_TIMESTAMP('2024-03-15', 'YYYY-MM-DD HH24:MI')", None),
+        ("SELECT TO_TIME('10:15 PM', 'HH12:MI AM')", dt.time(22, 15)),
+        ("SELECT TRY_TO_TIME('25:15', 'HH24:MI')", None),
+        ("SELECT TO_VARCHAR('2024-01-15'::TIMESTAMP_LTZ)", "2024-01-15 00:00:00.000 -0800"),
+        ("SELECT TO_VARCHAR('2024-01-15 10:00+01'::TIMESTAMP_LTZ)", "2024-01-15 01:00:00.000 -0800"),
         ("SELECT TRY_CAST('abc' AS INT)", None),
         ("SELECT TO_BOOLEAN('yes')", True),
         ("SELECT TO_BOOLEAN(0)", False),
@@ -69,6 +81,18 @@ def one(cur: Any, sql: str) -> Any:
 )
 def test_documented_examples(cur: Any, sql: str, expected: Any) -> None:
     assert one(cur, sql) == expected
+
+
+def test_formatted_time_that_does_not_match_is_an_error_and_try_gives_null(cur: Any) -> None:
+    cur.execute("CREATE TABLE clock (t VARCHAR)")
+    cur.execute("INSERT INTO clock VALUES ('09:30'), ('bad'), (NULL)")
+    assert cur.execute("SELECT TRY_TO_TIME(t, 'HH24:MI') FROM clock ORDER BY t").fetchall() == [
+        (dt.time(9, 30),),
+        (None,),
+        (None,),
+    ]
+    with pytest.raises(Exception, match="Time 'bad' is not recognized"):
+        cur.execute("SELECT TO_TIME(t, 'HH24:MI') FROM clock")
 
 
 def test_to_boolean_rejects_other_strings(cur: Any) -> None:

@@ -1,6 +1,7 @@
-"""Aggregate UDAFs DataFusion lacks: MODE (the most frequent non-NULL value).
+"""Aggregate UDAFs DataFusion lacks: MODE (the most frequent non-NULL value) and APPROX_TOP_K.
 
 https://docs.snowflake.com/en/sql-reference/functions/mode
+https://docs.snowflake.com/en/sql-reference/functions/approx_top_k
 """
 
 from __future__ import annotations
@@ -69,6 +70,37 @@ class _IntegerMode(_Mode):
     value_type = pa.int64()
 
 
+class _TopK(_TextMode):
+    """APPROX_TOP_K of VARIANT texts: the k most frequent values with their counts, as a JSON
+    array of [value, count] pairs (counted exactly, which any estimate approximates; ties go to
+    the smaller text, so the answer does not depend on order)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._k = 1
+
+    def update(self, values: pa.Array, ks: pa.Array) -> None:  # type: ignore[override]
+        if len(ks):
+            self._k = ks[0].as_py() or 1
+        super().update(values)
+
+    def merge(self, states: list[pa.Array]) -> None:
+        super().merge(states)
+        if len(states[1]):
+            self._k = max(self._k, pc.max(states[1]).as_py() or 1)
+
+    def state(self) -> list[pa.Scalar]:
+        return [*super().state(), pa.scalar(self._k, pa.int64())]
+
+    def evaluate(self) -> pa.Scalar:
+        top = self._table().sort_by([("c", "descending"), ("v", "ascending")]).slice(0, self._k)
+        pairs = (
+            f"[{v},{c}]"
+            for v, c in zip(top.column("v").to_pylist(), top.column("c").to_pylist(), strict=True)
+        )
+        return pa.scalar("[" + ",".join(pairs) + "]", pa.string())
+
+
 def _state(value_type: pa.DataType) -> pa.DataType:
     return pa.list_(pa.struct([("v", value_type), ("c", pa.int64())]))
 
@@ -77,6 +109,16 @@ _UDAFS = [
     udaf(mode, [mode.value_type], mode.value_type, [_state(mode.value_type)], "immutable", name)
     for mode, name in ((_Mode, "sf_mode"), (_TextMode, "sf_mode_text"), (_IntegerMode, "sf_mode_integer"))
 ]
+_UDAFS.append(
+    udaf(
+        _TopK,
+        [pa.string(), pa.int64()],
+        pa.string(),
+        [_state(pa.string()), pa.int64()],
+        "immutable",
+        "sf_top_k",
+    )
+)
 
 
 def register(ctx: SessionContext) -> None:

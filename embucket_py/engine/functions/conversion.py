@@ -6,6 +6,7 @@ https://docs.snowflake.com/en/sql-reference/functions/to_boolean
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 import pyarrow as pa
@@ -105,6 +106,36 @@ def _other_forms(values: pa.Array) -> pa.Array:
     return result
 
 
+def parse_formatted(values: pa.Array, formats: pa.Array, kind: str, strict: bool) -> pa.Array:
+    """Strings read with an explicit format (strptime spelling; %f for any fraction) -> TIMESTAMP_NTZ
+    values, NULL where one does not match (or an error when strict). A time-only format gives
+    1900-01-01, which TIME drops."""
+    text = pc.cast(values, pa.string())
+    fmt = formats[0].as_py() if len(formats) else ""
+    if "%f" in fmt:  # Arrow's strptime reads no fractions; Python's reads up to microseconds
+        text = pc.replace_substring_regex(text, r"(\.\d{6})\d+", r"\1")
+        result = pa.nulls(len(text), _TS)
+    else:
+        result = pc.strptime(text, format=fmt, unit="us", error_is_null=True)
+    missing = pc.and_(pc.is_null(result), pc.is_valid(text))
+    if pc.any(missing).as_py():
+        parsed = {t: _strptime_or_none(t, fmt) for t in pc.unique(pc.filter(text, missing)).to_pylist()}
+        retried = pa.array([parsed.get(t) for t in text.to_pylist()], _TS)
+        result = pc.coalesce(result, retried)
+        if strict:
+            bad = pc.and_(pc.is_null(result), pc.is_valid(text))
+            if pc.any(bad).as_py():
+                raise not_recognized(kind, pc.filter(values, bad)[0].as_py())
+    return result
+
+
+def _strptime_or_none(text: str, fmt: str) -> datetime | None:
+    try:
+        return datetime.strptime(text, fmt)
+    except ValueError:
+        return None
+
+
 def parse_booleans(values: pa.Array, strict: bool) -> pa.Array:
     """Snowflake's boolean strings ('yes', 'on', 't', '0', ...), case-insensitive."""
     text = pc.utf8_lower(pc.utf8_trim_whitespace(pc.cast(values, pa.string())))
@@ -125,8 +156,9 @@ _ZONE_SUFFIX = r"(Z|[+-]\d{2}(:?\d{2})?)\s*$"
 
 
 def _offset_minutes(values: pa.Array) -> pa.Array:
-    """Minutes east of UTC written at the end of ISO strings (NULL where none is written)."""
-    parts = pc.extract_regex(values, r"(?:\d{2}(?:\.\d+)?)\s*(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2})?\s*$")
+    """Minutes east of UTC written after the time of ISO strings (NULL where none is written; a
+    date's day is no offset)."""
+    parts = pc.extract_regex(values, r":\d{2}(?:\.\d+)?\s*(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2})?\s*$")
     hours = pc.cast(pc.struct_field(parts, "h"), pa.int64())
     minutes = pc.cast(
         pc.if_else(pc.equal(pc.struct_field(parts, "m"), ""), "0", pc.struct_field(parts, "m")), pa.int64()
@@ -230,6 +262,20 @@ _UDFS = [
         _UTC,
         "immutable",
         "sf_try_variant_to_instant",
+    ),
+    udf(
+        lambda v, f: parse_formatted(v, f, "TIME", True),
+        [pa.string(), pa.string()],
+        _TS,
+        "immutable",
+        "sf_strptime_time",
+    ),
+    udf(
+        lambda v, f: parse_formatted(v, f, "", False),
+        [pa.string(), pa.string()],
+        _TS,
+        "immutable",
+        "sf_try_strptime",
     ),
     udf(lambda v: parse_booleans(v, True), [pa.string()], pa.bool_(), "immutable", "sf_to_boolean"),
     udf(lambda v: parse_booleans(v, False), [pa.string()], pa.bool_(), "immutable", "sf_try_to_boolean"),

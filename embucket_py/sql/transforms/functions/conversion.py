@@ -113,9 +113,9 @@ def _str_to_time(node: exp.StrToTime) -> exp.Expression:
     target = node.args.get("target_type")
     tz = target is not None and target.is_type(exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)
     if node.args.get("safe"):
-        raise Unsupported("TRY_TO_TIMESTAMP with a format")
-    fmt = chrono_format(node.args["format"])
-    wall = call("to_timestamp_micros", node.this, fmt)
+        wall = _strptime("sf_try_strptime", node.this, node.args["format"])
+    else:
+        wall = call("to_timestamp_micros", node.this, chrono_format(node.args["format"]))
     return instant_of(wall) if tz else _target(wall, tz)
 
 
@@ -138,7 +138,7 @@ def _to_date(node: exp.Expression) -> exp.Expression:
 def to_date(value: exp.Expression, fmt: exp.Expression | None, safe: bool) -> exp.Expression:
     if fmt is not None:
         if safe:
-            raise Unsupported("TRY_TO_DATE with a format")
+            return cast(_strptime("sf_try_strptime", value, fmt), "DATE")
         return call("to_date", value, chrono_format(fmt))
     kind = kind_of(value)
     if kind == "date":
@@ -150,9 +150,18 @@ def to_date(value: exp.Expression, fmt: exp.Expression | None, safe: bool) -> ex
     return cast(to_timestamp(value, False, safe), "DATE")
 
 
+def _strptime(udf: str, value: exp.Expression, fmt: exp.Expression) -> exp.Expression:
+    """A string read by one of the formatted-parse UDFs, with the format in strptime's spelling
+    (chrono's %3f, %6f, %9f -> %f: the UDF reads any fraction)."""
+    python_format = re.sub(r"%[369]f", "%f", chrono_format(fmt).name)
+    return call(udf, cast(value, "VARCHAR"), string(python_format))
+
+
 def _to_time(node: exp.Expression) -> exp.Expression:
-    if node.args.get("format") is not None:
-        raise Unsupported("TO_TIME with a format")
+    fmt = node.args.get("format")
+    if fmt is not None:
+        safe = bool(node.args.get("safe"))
+        return cast(_strptime("sf_try_strptime" if safe else "sf_strptime_time", node.this, fmt), "TIME")
     to = exp.DataType.build("TIME")
     if node.args.get("safe"):
         return exp.TryCast(this=node.this, to=to)

@@ -295,6 +295,21 @@ def _array_unique_agg(node: exp.ArrayUniqueAgg) -> exp.Expression:
     return _array_agg(exp.ArrayAgg(this=exp.Distinct(expressions=[node.this])), None, None)
 
 
+def _approx_top_k(node: exp.ApproxTopK, window: exp.Window | None) -> exp.Expression:
+    """APPROX_TOP_K(x [, k [, counters]]) [OVER (...)]: counted exactly, so `counters` changes
+    nothing. The UDAF's JSON text is tagged ARRAY by PARSE_JSON (an aggregate's result carries no
+    tag)."""
+    k = node.expression
+    if k is not None and not k.is_int:
+        raise Unsupported("APPROX_TOP_K with a k that is not a constant integer")
+    top: exp.Expression = call("sf_top_k", variant(node.this), lit(int(k.to_py()) if k is not None else 1))
+    if window is not None:
+        over = window.copy()
+        over.set("this", top)
+        top = over
+    return call("sf_parse_json", top)
+
+
 def _object_agg(node: exp.ObjectAgg) -> exp.Expression:
     pair = exp.Anonymous(
         this="make_array", expressions=[cast(node.this, "VARCHAR"), variant(node.expression)]
@@ -521,7 +536,11 @@ def _rewrite_node(node: exp.Expression) -> exp.Expression:
             return _array_agg(inner.this, None, window)
         if isinstance(inner, exp.ArrayAgg):
             return _array_agg(inner, None, node)
+        if isinstance(inner, exp.ApproxTopK):
+            return _approx_top_k(inner, node)
         return node
+    if isinstance(node, exp.ApproxTopK) and not isinstance(node.parent, exp.Window):
+        return _approx_top_k(node, None)
     if isinstance(node, _ORDERING):
         return _comparison(node)  # type: ignore[arg-type]
     if isinstance(node, exp.Anonymous):
