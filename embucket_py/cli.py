@@ -6,7 +6,7 @@ import argparse
 import logging
 from dataclasses import fields
 
-from embucket_py.config import Settings, load_settings
+from embucket_py.config import Settings, load_settings, parse_bool
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -14,7 +14,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the server")
     for f in fields(Settings):
-        kind = int if f.type in ("int", int) else float if f.type in ("float", float) else str
+        kind = {"int": int, "float": float, "bool": parse_bool}.get(str(f.type), str)
         serve.add_argument(
             f"--{f.name.replace('_', '-')}",
             dest=f.name,

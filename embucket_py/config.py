@@ -88,6 +88,13 @@ class Settings:
         default=1000,
         metadata={"help": "statements waiting for one of the `workers` threads before new ones are refused"},
     )
+    python_functions: bool = field(
+        default=False,
+        metadata={
+            "help": "run CREATE FUNCTION ... LANGUAGE PYTHON handlers in the server's process "
+            "(their code can do whatever the server can: enable only for trusted users)"
+        },
+    )
     tls_cert: str = field(default="", metadata={"help": "PEM certificate file: serve https (with --tls-key)"})
     tls_key: str = field(default="", metadata={"help": "PEM private key file of --tls-cert"})
 
@@ -125,7 +132,17 @@ def load_settings(overrides: dict[str, Any] | None = None, env: dict[str, str] |
     return Settings(**values)
 
 
+def parse_bool(raw: str) -> bool:
+    if raw.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.strip().lower() in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {raw!r}")
+
+
 def _coerce(type_name: Any, raw: str) -> Any:
+    if type_name in ("bool", bool):
+        return parse_bool(raw)
     if type_name in ("int", int):
         return int(raw)
     if type_name in ("float", float):

@@ -128,6 +128,13 @@ def not_recognized(kind: str, value: object) -> SnowflakeError:
     return error(text.format(value))
 
 
+class PythonInterpreterError(SnowflakeError):
+    """A Python function's handler raised, or returned what its declared type cannot hold."""
+
+    code = 100357
+    sqlstate = "P0000"
+
+
 class DivisionByZero(SnowflakeError):
     code = 100051
     sqlstate = "22012"

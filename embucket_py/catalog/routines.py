@@ -1,4 +1,4 @@
-"""Stored procedures and user-defined functions written in SQL, kept in the metastore.
+"""Stored procedures and user-defined functions (SQL, or Python functions), kept in the metastore.
 
 Snowflake tells routines of one name apart by their argument types, so those are part of the key
 (`NUMBER, VARCHAR`). The body is kept as written: a procedure's is parsed again by each CALL, a
@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 
 from embucket_py import naming
-from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.metastore import Metastore, add_missing_columns
 from embucket_py.errors import already_exists, object_not_found
 
 PROCEDURE = "PROCEDURE"
@@ -35,6 +35,8 @@ routines_table = sa.Table(
     sa.Column("body", sa.Text, nullable=False),
     sa.Column("comment", sa.Text),
     sa.Column("created_on", sa.DateTime, nullable=False),
+    # Added after the first release (add_missing_columns): JSON {"handler": ..., "strict": ...}.
+    sa.Column("properties", sa.Text),
 )
 
 
@@ -51,6 +53,8 @@ class Routine:
     body: str
     comment: str | None
     created_on: datetime | None = None  # stamped by the catalog
+    handler: str | None = None  # a Python function's HANDLER
+    strict: bool = False  # RETURNS NULL ON NULL INPUT
 
     @property
     def returns_table(self) -> bool:
@@ -65,6 +69,7 @@ class Routines:
     def __init__(self, metastore: Metastore) -> None:
         self.metastore = metastore
         _meta.create_all(metastore.engine)
+        add_missing_columns(metastore.engine, routines_table)
 
     def _where(
         self, kind: str, database: str, schema: str, name: str | None = None
@@ -112,6 +117,7 @@ class Routines:
                     body=routine.body,
                     comment=routine.comment,
                     created_on=datetime.now(UTC),
+                    properties=json.dumps({"handler": routine.handler, "strict": routine.strict}),
                 )
             )
         return True
@@ -128,6 +134,7 @@ class Routines:
 
 
 def _routine(row: sa.Row) -> Routine:
+    properties = json.loads(row.properties or "{}")
     return Routine(
         row.kind,
         naming.display(row.database),
@@ -140,4 +147,6 @@ def _routine(row: sa.Row) -> Routine:
         row.body,
         row.comment,
         row.created_on,
+        properties.get("handler"),
+        bool(properties.get("strict")),
     )

@@ -38,7 +38,7 @@ from embucket_py.catalog.tables import (
 from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
-from embucket_py.engine.query import collect, translate
+from embucket_py.engine.query import attach_functions, collect, translate
 from embucket_py.engine.result import OK, QueryResult, StatementType, dml_counts, status
 from embucket_py.errors import DuplicateRowInDml, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
@@ -59,6 +59,7 @@ def _run(
     if translation.recursive:
         for_recursion(df_ctx)
     register_tables(df_ctx, tables, translation.tables, ctx)
+    attach_functions(df_ctx, tables, translation.sql)
     try:
         frame = df_ctx.sql(translation.sql)
     except Exception as e:

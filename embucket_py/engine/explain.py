@@ -14,7 +14,7 @@ from sqlglot import exp
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.context import for_recursion, new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
-from embucket_py.engine.query import translate
+from embucket_py.engine.query import attach_functions, translate
 from embucket_py.engine.result import QueryResult, StatementType, constant
 from embucket_py.engine.time_travel import resolve
 from embucket_py.errors import Unsupported
@@ -130,6 +130,7 @@ def _steps(tables: Tables, query: exp.Expression, ctx: SqlContext, source: Sourc
     if translation.recursive:
         for_recursion(df_ctx)
     register_tables(df_ctx, tables, translation.tables, ctx)
+    attach_functions(df_ctx, tables, translation.sql)
     try:
         logical = df_ctx.sql(translation.sql).optimized_logical_plan()
     except Exception as e:

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import scan, sequences, streams, user_functions
+from embucket_py.engine import python_functions, scan, sequences, streams, user_functions
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -185,8 +185,7 @@ def _plan_translated(
         for_recursion(df_ctx)
     try:
         register_tables(df_ctx, tables, translation.tables, ctx, stored)
-        if sequences.NEXTVAL_UDF in translation.sql:  # bound to this server's metastore
-            df_ctx.register_udf(sequences.nextval_udf(tables.sequences))
+        attach_functions(df_ctx, tables, translation.sql)
         sql = _over_shared_ctes(df_ctx, translation, cancel) if share else translation.sql
         frame = df_ctx.sql(sql)
     except SnowflakeError:
@@ -202,6 +201,14 @@ def _plan_translated(
     except Exception as e:
         raise from_datafusion(e) from None
     return frame, result_names(translation.projected, schema.names)
+
+
+def attach_functions(df_ctx: SessionContext, tables: Tables, sql: str) -> None:
+    """The functions a statement's SQL calls that a context cannot have from the start:
+    NEXTVAL (bound to this server's metastore) and user functions in Python."""
+    if sequences.NEXTVAL_UDF in sql:
+        df_ctx.register_udf(sequences.nextval_udf(tables.sequences))
+    python_functions.REGISTRY.attach(df_ctx, sql)
 
 
 def _over_shared_ctes(

@@ -18,7 +18,7 @@ from sqlglot import exp
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import access, scripting
+from embucket_py.engine import access, python_functions, scripting
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import (
     QueryCanceled,
@@ -63,13 +63,20 @@ def _qualified(session: Session, parts: tuple[str, ...], what: str) -> tuple[str
 
 
 def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
-    if d.language != "SQL":
+    python_function = d.language == "PYTHON" and d.kind == FUNCTION
+    if d.language != "SQL" and not python_function:
         raise Unsupported(f"{d.kind.title()}s in {d.language} are not supported; LANGUAGE SQL is.")
     if d.kind == PROCEDURE:  # a body that does not parse fails now, not when called
         script.parse_block(d.body)
     database, schema, name = _qualified(session, d.parts, f"CREATE {d.kind}")
     _require(tables, session, f"CREATE {d.kind}", database, schema)
-    if d.kind == FUNCTION:
+    if python_function:
+        python_functions.require_enabled()
+        if d.returns_table or d.imports:
+            what = "Tabular functions" if d.returns_table else "IMPORTS of staged files"
+            raise Unsupported(f"{what} in PYTHON are not supported.")
+        python_functions.handler_of(d.body, d.handler, name)  # a body that does not run fails now
+    elif d.kind == FUNCTION:
         # A function runs with its owner's rights: its creator must be able to read what it reads.
         body = qualified_body(d.body, d.returns_table, database, schema)
         grants = tables.metastore.grants
@@ -85,6 +92,8 @@ def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
         d.language,
         d.body,
         d.comment,
+        handler=d.handler,
+        strict=d.strict,
     )
     if not tables.routines.create(routine, replace=d.replace, if_not_exists=d.if_not_exists):
         return status(f"{name} already exists, statement succeeded.")
@@ -137,11 +146,13 @@ def describe(tables: Tables, session: Session, tree: exp.Describe) -> QueryResul
         ("signature", f"({', '.join(f'{n} {signature_type(t)}' for n, t, _ in p.arguments)})"),
         ("returns", returns),
         ("language", p.language),
-        ("null handling", "CALLED ON NULL INPUT"),
+        ("null handling", "RETURNS NULL ON NULL INPUT" if p.strict else "CALLED ON NULL INPUT"),
         ("volatility", "VOLATILE"),
         ("body", p.body),
         ("execute as", "OWNER"),
     ]
+    if p.handler:
+        rows.insert(3, ("handler", p.handler))
     return constant([("property", scripting.TEXT), ("value", scripting.TEXT)], rows, StatementType.DESCRIBE)
 
 

@@ -1,4 +1,5 @@
-"""User-defined SQL functions, inlined where they are called: which function a call means for
+"""User-defined SQL functions, inlined where they are called (Python ones become calls of their
+UDF: engine/python_functions.py): which function a call means for
 the statement's roles, and the calls replaced, nested calls too (the replacing trees:
 sql/user_functions.py). The engine then plans the whole statement at once: the optimizer sees
 through the call, and no row goes through Python.
@@ -12,7 +13,7 @@ from sqlglot import exp
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.routines import FUNCTION, Routine
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import access
+from embucket_py.engine import access, python_functions
 from embucket_py.errors import InvalidArgumentTypes, SqlCompilationError
 from embucket_py.sql import user_functions as inline
 from embucket_py.sql.context import SqlContext
@@ -63,6 +64,11 @@ def expand(
             use = "in FROM TABLE(...)" if routine.returns_table else "as a scalar expression"
             raise SqlCompilationError(f"Function {routine.name} can only be called {use}.")
         values = inline.arguments(routine, call)
+        if routine.language == "PYTHON":
+            replacement = python_functions.call(routine, list(values.values()))
+            expand(functions, replacement, database, schema, depth + 1)
+            node.replace(replacement)
+            continue
         if table_call:
             holder = node.parent
             table = inline.table(routine, values, holder.args.get("alias"))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from embucket_py.catalog import storage
 from embucket_py.catalog.metastore import Metastore
 from embucket_py.config import Settings
+from embucket_py.engine import python_functions
 from embucket_py.engine.context import configure_memory
 from embucket_py.engine.executor import Engine
 from embucket_py.engine.reused_results import REUSED
@@ -41,6 +42,7 @@ class ServerState:
         REUSED.configure(settings.reused_results_mb << 20)
         metastore = Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse)
         engine = Engine(metastore, default_parameters(settings))
+        python_functions.SWITCH.enabled = settings.python_functions
         engine.bootstrap(settings.default_database, settings.default_schema)
         metastore.ensure_user(settings.user, settings.password)
         metastore.grants.bootstrap(settings.user)

@@ -38,6 +38,9 @@ class RoutineDef:
     comment: str | None
     replace: bool
     if_not_exists: bool
+    handler: str | None = None  # HANDLER = '...' of a Python routine
+    strict: bool = False  # STRICT | RETURNS NULL ON NULL INPUT
+    imports: tuple[str, ...] = ()  # IMPORTS = ('@stage/file.py', ...)
 
     @property
     def returns_table(self) -> bool:
@@ -118,7 +121,7 @@ def _definition(
     else:
         clauses = ("LANGUAGE", "COMMENT", "EXECUTE", "AS", "CALLED", "RETURNS", *_FLAGS)
         returns = parser.until(*clauses, stop_at=(TokenType.SEMICOLON,))
-    language, comment = "SQL", None
+    language, comment, handler, strict, imports = "SQL", None, None, False, ()
     while not parser.accept("AS"):
         word = parser.word()
         if parser.peek() is None:
@@ -126,20 +129,27 @@ def _definition(
         parser.i += 1
         if word == "LANGUAGE":
             language = parser.name()
-        elif word == "COMMENT":
+        elif word in ("COMMENT", "HANDLER"):
             parser.accept_type(TokenType.EQ)
-            comment = _string(parser)
+            if word == "COMMENT":
+                comment = _string(parser)
+            else:
+                handler = _string(parser)
         elif word == "EXECUTE":
             parser.expect("AS")
             parser.accept("RESTRICTED")
             parser.expect("CALLER", "OWNER")
         elif word in ("CALLED", "RETURNS"):  # CALLED ON NULL INPUT, RETURNS NULL ON NULL INPUT
+            strict = word == "RETURNS"
             parser.until("INPUT", stop_at=())
             parser.expect("INPUT")
-        elif word not in _FLAGS:  # RUNTIME_VERSION = '3.11', PACKAGES = (...), HANDLER = '...'
+        elif word == "STRICT":
+            strict = True
+        elif word not in _FLAGS:  # RUNTIME_VERSION = '3.11', PACKAGES = (...), IMPORTS = (...)
             parser.accept_type(TokenType.EQ)
             if parser.is_type(TokenType.L_PAREN):
-                parser.paren_list()
+                items = parser.paren_list()
+                imports = tuple(i.strip().strip("'") for i in items) if word == "IMPORTS" else imports
             else:
                 parser.i += 1
     token = parser.peek()
@@ -153,7 +163,18 @@ def _definition(
         parser.fail()
     language = language.upper()
     return RoutineDef(
-        kind, parts, tuple(arguments), returns.strip(), language, body, comment, replace, if_not_exists
+        kind,
+        parts,
+        tuple(arguments),
+        returns.strip(),
+        language,
+        body,
+        comment,
+        replace,
+        if_not_exists,
+        handler,
+        strict,
+        tuple(i for i in imports if i),
     )
 
 
