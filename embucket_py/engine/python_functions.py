@@ -18,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import threading
+import types
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -62,6 +64,7 @@ def handler_of(body: str, handler: str | None, name: str) -> Callable[..., Any]:
     """
     if not handler:
         raise SqlCompilationError(f"Function {name} in PYTHON needs a HANDLER.")
+    sys.modules.setdefault("_snowflake", _snowflake_module())
     namespace: dict[str, Any] = {"__name__": f"udf_{name.lower()}"}
     try:
         exec(compile(body, f"<function {name}>", "exec"), namespace)
@@ -75,6 +78,23 @@ def handler_of(body: str, handler: str | None, name: str) -> Callable[..., Any]:
     if not callable(target):
         raise SqlCompilationError(f"Handler '{handler}' is not a function defined in the body of {name}.")
     return target  # type: ignore[no-any-return]
+
+
+def _snowflake_module() -> types.ModuleType:
+    """`from _snowflake import vectorized`, as vectorized handlers written for Snowflake import it:
+    `@vectorized(input=pandas.DataFrame)` marks a handler called once per batch with a DataFrame
+    whose columns 0, 1, ... are the arguments."""
+    module = types.ModuleType("_snowflake")
+
+    def vectorized(input: type, max_batch_size: int | None = None) -> Callable[[Any], Any]:
+        def mark(handler: Any) -> Any:
+            handler._sf_vectorized_input = input
+            return handler
+
+        return mark
+
+    module.vectorized = vectorized  # type: ignore[attr-defined]
+    return module
 
 
 class _Registry:
@@ -153,7 +173,31 @@ def _udf(name: str, routine: Routine) -> Any:
     inputs = [to_arrow(k) for k in kinds] or [pa.int64()]  # no arguments: a constant gives the row count
     output = pa.string() if returns.kind in SEMI_STRUCTURED else to_arrow(returns)
 
+    vectorized = getattr(handler, "_sf_vectorized_input", None) is not None
+
+    def failed(e: Exception) -> PythonInterpreterError:
+        return PythonInterpreterError(
+            f"Python Interpreter Error: {type(e).__name__}: {e} "
+            f"in function {routine.name} with handler {routine.handler}"
+        )
+
     def run(*arrays: pa.Array) -> pa.Array:
+        if vectorized:
+            import pandas as pd  # the body imported it already to name its input type
+
+            frame = pd.DataFrame(
+                {
+                    i: _values(a, k) if k.kind in SEMI_STRUCTURED else a.to_pandas()
+                    for i, (a, k) in enumerate(zip(arrays, kinds, strict=False))
+                },
+                index=range(len(arrays[0])),
+            )
+            try:
+                values = list(handler(frame))
+            except Exception as e:
+                raise failed(e) from None
+            out = [_converted(None if _missing(v) else v, returns, routine) for v in values]
+            return _arrow(out, output, routine, returns)
         columns = [_values(a, k) for a, k in zip(arrays, kinds, strict=False)]
         out = []
         for row in zip(*columns, strict=True) if columns else [()] * len(arrays[0]):
@@ -163,17 +207,23 @@ def _udf(name: str, routine: Routine) -> Any:
             try:
                 value = handler(*row)
             except Exception as e:
-                raise PythonInterpreterError(
-                    f"Python Interpreter Error: {type(e).__name__}: {e} "
-                    f"in function {routine.name} with handler {routine.handler}"
-                ) from None
+                raise failed(e) from None
             out.append(_converted(value, returns, routine))
-        try:
-            return pa.array(out, output)
-        except (pa.ArrowException, TypeError, ValueError) as e:
-            raise _bad_result(routine, returns, str(e)) from None
+        return _arrow(out, output, routine, returns)
 
     return udf(run, inputs, output, "volatile", name)
+
+
+def _missing(value: Any) -> bool:
+    """None, or pandas' NaN / NA / NaT for a missing value."""
+    return value is None or (not isinstance(value, list | dict | str) and value != value)
+
+
+def _arrow(out: list[Any], output: pa.DataType, routine: Routine, returns: SfType) -> pa.Array:
+    try:
+        return pa.array(out, output)
+    except (pa.ArrowException, TypeError, ValueError) as e:
+        raise _bad_result(routine, returns, str(e)) from None
 
 
 def _values(array: pa.Array, kind: SfType) -> list[Any]:

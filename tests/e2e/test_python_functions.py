@@ -68,6 +68,31 @@ $$"""
     assert py.execute("SELECT half(5), TYPEOF(half(5)::VARIANT)").fetchone() == (Decimal("2.5"), "DECIMAL")
 
 
+def test_a_vectorized_handler_gets_a_batch_as_a_dataframe(py: Any) -> None:
+    # https://docs.snowflake.com/en/developer-guide/udf/python/udf-python-batch
+    py.execute(
+        """CREATE FUNCTION add_inputs(x INT, y FLOAT) RETURNS FLOAT LANGUAGE PYTHON
+        RUNTIME_VERSION = '3.11' PACKAGES = ('pandas') HANDLER = 'add_inputs' AS $$
+import pandas
+from _snowflake import vectorized
+
+@vectorized(input=pandas.DataFrame)
+def add_inputs(df):
+    assert len(df) > 1 or df[0].iloc[0] == 1
+    return df[0] + df[1]
+$$"""
+    )
+    assert py.execute("SELECT add_inputs(1, 2.5)").fetchone() == (3.5,)
+    py.execute(
+        "CREATE TABLE b AS SELECT SEQ4() AS x, SEQ4() * 0.5 AS y FROM TABLE(GENERATOR(ROWCOUNT => 10000))"
+    )
+    # sum of 1.5 * i for i < 10000
+    assert py.execute("SELECT SUM(add_inputs(x, y)), COUNT(add_inputs(x, NULL)) FROM b").fetchone() == (
+        74992500.0,
+        0,
+    )
+
+
 def test_null_input_reaches_the_handler_unless_strict(py: Any) -> None:
     py.execute(ADDONE)
     py.execute(
