@@ -226,7 +226,10 @@ def from_arrow_type(t: pa.DataType) -> SfType:
 
 
 def _compatible(declared: SfType, physical: pa.DataType) -> bool:
-    """Whether a tag still describes the column (an expression over a tagged column may not)."""
+    """Whether a tag still describes the column (an expression over a tagged column may not: a
+    cast keeps its input's tag, so NUMBER(5,1) cast to an integer still says scale 1)."""
+    if declared.kind == "FIXED" and (pa.types.is_integer(physical) or pa.types.is_decimal(physical)):
+        return declared.scale == (physical.scale if pa.types.is_decimal(physical) else 0)
     return from_arrow_type(physical).kind == declared.kind or (
         declared.kind in (*SEMI_STRUCTURED, "TEXT", "TIMESTAMP_TZ", "TIMESTAMP_LTZ")
         and from_arrow_type(physical).kind in ("TEXT", "TIMESTAMP_LTZ")

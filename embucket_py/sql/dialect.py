@@ -40,6 +40,16 @@ def datafusion_type(t: SfType) -> str:
     }.get(t.kind, "VARCHAR")
 
 
+def _integral(node: exp.Expression) -> bool:
+    """Whether a value is known to hold no fraction: an integer literal, or a cast to an integer."""
+    if isinstance(node, exp.Literal):
+        return node.is_int
+    if isinstance(node, exp.Cast):
+        sf = snowflake_type(node.to)
+        return sf is not None and sf.kind == "FIXED" and sf.scale == 0
+    return False
+
+
 class DataFusion(Postgres):
     # DataFusion looks table functions such as range() up by their lower-case names.
     NORMALIZE_FUNCTIONS = "lower"
@@ -60,6 +70,13 @@ class DataFusion(Postgres):
                 inner = self.sql(expression, "this")
                 fn = "arrow_cast" if not isinstance(expression, exp.TryCast) else "try_arrow_cast"
                 return f"{fn}({inner}, '{_UTC_MICROS}')"
+            if sf is not None and datafusion_type(sf) == "BIGINT" and not _integral(expression.this):
+                # Snowflake rounds a fraction half away from zero (1.7::NUMBER(10,0) is 2);
+                # DataFusion's casts to integers truncate it, its casts to DECIMAL(p, 0) round.
+                exact = expression.copy()
+                exact.set("to", exp.DataType.build("DECIMAL(38, 0)"))
+                inner = super().cast_sql(exact, safe_prefix)
+                return f"{safe_prefix or ''}CAST({inner} AS BIGINT)"
             return super().cast_sql(expression, safe_prefix)
 
         def trycast_sql(self, expression: exp.TryCast) -> str:

@@ -215,3 +215,28 @@ def test_power_is_a_float(cur: Any) -> None:
     cur.execute("SELECT POWER(2.5, 2), POW(2, 10), SQUARE(1.5)")
     assert cur.fetchone() == (6.25, 1024.0, 2.25)
     assert [d.type_code for d in cur.description] == [1, 1, 1]  # FLOAT
+
+
+def test_casts_to_small_integer_numbers_round_half_away_from_zero(cur: Any) -> None:
+    # NUMBER(p <= 18, 0) runs as a 64-bit integer, whose casts truncated fractions (1.7 -> 1), and
+    # the result kept its input's scale (NUMBER(5,1) 2.5 cast came back as 0.2).
+    cur.execute("CREATE TABLE fr (f FLOAT, d NUMBER(5,1), s VARCHAR)")
+    cur.execute("INSERT INTO fr VALUES (1.5, 2.5, '3.5'), (-1.5, -2.5, '-3.5')")
+    rows = cur.execute(
+        "SELECT f::NUMBER(10,0), d::NUMBER(10,0), s::NUMBER(10,0) FROM fr ORDER BY f"
+    ).fetchall()
+    assert rows == [(-2, -3, -4), (2, 3, 4)]
+    assert cur.execute("SELECT '1.0'::NUMBER(10,0), 1.7::FLOAT::NUMBER(18,0), '1e3'::INT").fetchone() == (
+        1,
+        2,
+        1000,
+    )
+
+
+def test_a_string_compared_to_a_number_is_read_as_a_number(cur: Any) -> None:
+    assert cur.execute("SELECT '1.0' = 1, '1.5' > 1, 1 < ' 2 ', 2.50 = '2.5'").fetchone() == (True,) * 4
+    cur.execute("CREATE TABLE keyed (id INT, v VARCHAR)")
+    cur.execute("INSERT INTO keyed VALUES (1, 'a'), (2, 'b')")
+    assert cur.execute("SELECT v FROM keyed WHERE id = '2.0'").fetchall() == [("b",)]
+    with pytest.raises(Exception, match="Numeric value 'abc' is not recognized"):
+        cur.execute("SELECT 'abc' = 1")

@@ -13,11 +13,14 @@ def test_number_casts() -> None:
         "SELECT CAST(a AS NUMBER(10, 2)) AS n FROM t",
         'SELECT CAST("a" AS DECIMAL(10, 2)) AS "n" FROM "__t0" AS "t"',
     )
-    # Up to 18 digits fit a BIGINT; NUMBER and INT (38 digits) keep their full range.
+    # Up to 18 digits fit a BIGINT (reached through DECIMAL(38, 0), which rounds a fraction as
+    # Snowflake does, where a cast to BIGINT truncates it); NUMBER and INT keep their full range.
     validate(
-        "SELECT a::INT AS i, a::NUMBER AS n, a::NUMBER(18, 0) AS n18, a::FLOAT AS f FROM t",
+        "SELECT a::INT AS i, a::NUMBER AS n, a::NUMBER(18, 0) AS n18, a::FLOAT AS f, "
+        "7::NUMBER(9, 0) AS k FROM t",
         'SELECT CAST("a" AS DECIMAL(38, 0)) AS "i", CAST("a" AS DECIMAL(38, 0)) AS "n", '
-        'CAST("a" AS BIGINT) AS "n18", CAST("a" AS DOUBLE) AS "f" FROM "__t0" AS "t"',
+        'CAST(CAST("a" AS DECIMAL(38, 0)) AS BIGINT) AS "n18", CAST("a" AS DOUBLE) AS "f", '
+        'CAST(7 AS BIGINT) AS "k" FROM "__t0" AS "t"',
     )
 
 

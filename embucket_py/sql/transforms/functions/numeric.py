@@ -336,7 +336,47 @@ def _exact_integers(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
     return exact if _takes_decimals(node) else int64(exact)
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _text_compared_to_number(node: exp.Binary) -> exp.Expression:
+    """`'1.0' = n`: Snowflake reads the string as a number (DataFusion casts it to the other side's
+    type, and '1.0' is no BIGINT). A literal is read here, once, so a column keeps its own type
+    (and its pruning); text that is no number is left for the engine to refuse."""
+    for side, other in (("this", node.expression), ("expression", node.this)):
+        literal = node.args[side]
+        if not (isinstance(literal, exp.Literal) and literal.is_string):
+            continue
+        if number_scale(other) is None and kind_of(other) != "number":
+            continue
+        text = _plain_number(literal.name)
+        if text is not None:
+            node.set(side, exp.Literal.number(text))
+    return node
+
+
+def _plain_number(text: str) -> str | None:
+    """A number written in a string, without exponent or trailing zeros ('1e3' -> '1000');
+    None when the text is no number."""
+    try:
+        value = Decimal(text.strip())
+    except ArithmeticError:
+        return None
+    if not value.is_finite():
+        return None
+    return str(int(value)) if value == value.to_integral_value() else format(value.normalize(), "f")
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, _COMPARISONS):
+        node = _text_compared_to_number(node)
+    if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.NUMERIC_TYPES):
+        literal = node.this
+        if isinstance(literal, exp.Literal) and literal.is_string and "e" in literal.name.lower():
+            # '1e3'::INT is 1000 on Snowflake; DataFusion reads no exponent as a decimal.
+            plain = _plain_number(literal.name)
+            if plain is not None:
+                node.set("this", exp.Literal.string(plain))
     if (doubled := _numeric_operands(node)) is not None:
         return doubled
     if isinstance(node, exp.Add | exp.Sub | exp.Mul) and is_int64(node.this) and is_int64(node.expression):
