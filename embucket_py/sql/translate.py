@@ -22,6 +22,7 @@ from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_aliases
+from embucket_py.sql.transforms.order_by_all import order_by_all
 from embucket_py.sql.transforms.pivot import pivot
 from embucket_py.sql.transforms.positional_columns import positional_columns
 from embucket_py.sql.transforms.projections import projections
@@ -76,6 +77,7 @@ def _translate(
     # PIVOT/UNPIVOT first: they decide the columns later steps see.
     tree = pivot(tree, ctx, columns)
     tree = star_columns(tree, ctx, columns)
+    tree = order_by_all(tree, ctx, columns)
     # Lateral aliases before naming: they keep the name of what the user wrote.
     tree = lateral_aliases(tree, source, ctx, columns)
     tree = recursive_ctes(tree)

@@ -359,3 +359,41 @@ def test_a_union_has_its_branches_common_type(cur: Any) -> None:
     assert cur.fetchall() == [(1.0,), (2.5,)]
     cur.execute("SELECT id FROM ut UNION ALL SELECT id + 9223372036854775807 FROM ut ORDER BY 1")
     assert cur.fetchall() == [(1,), (9223372036854775808,)]
+
+
+def test_order_by_all_orders_by_every_column_left_to_right(sales: Any) -> None:
+    rows = sales.execute("SELECT quarter, empid FROM sales GROUP BY ALL ORDER BY ALL DESC").fetchall()
+    assert rows == [("Q2", 3), ("Q2", 1), ("Q1", 2), ("Q1", 1)]
+    assert sales.execute("SELECT * FROM sales ORDER BY ALL LIMIT 2").fetchall() == [
+        (1, 30, "Q1"),
+        (1, 50, "Q2"),
+    ]
+    # A column named ALL is still that column.
+    assert sales.execute('SELECT amount AS "ALL", empid FROM sales ORDER BY ALL LIMIT 1').fetchall() == [
+        (5, 3)
+    ]
+
+
+def test_a_column_tuple_in_a_subquery(sales: Any) -> None:
+    top = "SELECT empid, MAX(amount) FROM sales GROUP BY empid"
+    assert sales.execute(
+        f"SELECT empid, quarter FROM sales WHERE (empid, amount) IN ({top}) ORDER BY 1"
+    ).fetchall() == [
+        (1, "Q1"),
+        (2, "Q1"),
+        (3, "Q2"),
+    ]
+    kept = sales.execute(
+        f"SELECT amount FROM sales WHERE (empid, amount) NOT IN ({top}) ORDER BY 1"
+    ).fetchall()
+    assert kept == [(30,), (50,)]
+    # NOT IN against a row that might match (a NULL column) keeps nothing of that key.
+    nulls = "SELECT 1, NULL UNION ALL SELECT 9, 9"
+    assert sales.execute(
+        f"SELECT amount FROM sales WHERE (empid, amount) NOT IN ({nulls}) ORDER BY 1"
+    ).fetchall() == [
+        (5,),
+        (70,),
+    ]
+    marked = sales.execute(f"SELECT amount, (empid, amount) IN ({top}) FROM sales ORDER BY 1").fetchall()
+    assert marked == [(5, True), (30, False), (50, False), (70, True), (100, True)]

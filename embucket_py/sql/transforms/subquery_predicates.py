@@ -25,6 +25,7 @@ _SCOPES = (*_FILTERS, exp.Select)
 
 
 def subquery_predicates(tree: exp.Expression) -> exp.Expression:
+    _tuples_in(tree)
     for node in list(tree.find_all(exp.Exists, exp.In, exp.NEQ)):
         if isinstance(node.find_ancestor(*_SCOPES), _FILTERS):
             continue
@@ -36,6 +37,45 @@ def subquery_predicates(tree: exp.Expression) -> exp.Expression:
             # sqlglot reads `x NOT IN (q)` as `x <> ALL (q)`.
             node.replace(exp.Not(this=_in(node.this, node.expression.this)))
     return tree
+
+
+def _tuples_in(tree: exp.Expression) -> None:
+    """`(a, b) [NOT] IN (SELECT x, y ...)` -> [NOT] EXISTS over the subquery's rows that match
+    (DataFusion's IN takes one column). NOT IN is false when a row might match: one whose every
+    column equals or is NULL, so `(1, 2) NOT IN (SELECT 1, NULL)` keeps no row, as Snowflake's."""
+    for node in list(tree.find_all(exp.In, exp.NEQ)):
+        negated = isinstance(node, exp.NEQ)
+        query = node.expression.this if negated and isinstance(node.expression, exp.All) else None
+        query = node.args.get("query") if isinstance(node, exp.In) else query
+        if not isinstance(node.this, exp.Tuple) or query is None:
+            continue
+        target: exp.Expression = node
+        if isinstance(node.parent, exp.Not):  # NOT (a, b) IN (...)
+            negated, target = True, node.parent
+        target.replace(
+            _tuple_in(node.this, query.this if isinstance(query, exp.Subquery) else query, negated)
+        )
+
+
+def _tuple_in(values: exp.Tuple, query: exp.Expression, negated: bool) -> exp.Expression:
+    names = [exp.to_identifier(f"__v{i}") for i in range(len(values.expressions))]
+    derived = exp.Subquery(
+        this=query.copy(), alias=exp.TableAlias(this=exp.to_identifier("__in"), columns=names)
+    )
+    columns = [exp.column(name.copy(), "__in") for name in names]
+    if negated:
+        differs = [
+            exp.NEQ(this=c, expression=v.copy()) for c, v in zip(columns, values.expressions, strict=True)
+        ]
+        condition: exp.Expression = exp.Not(
+            this=exp.Is(this=exp.Paren(this=exp.or_(*differs)), expression=exp.true())
+        )
+    else:
+        condition = exp.and_(
+            *(exp.EQ(this=c, expression=v.copy()) for c, v in zip(columns, values.expressions, strict=True))
+        )
+    exists = exp.Exists(this=exp.select("1").from_(derived).where(condition))
+    return exp.Not(this=exists) if negated else exists
 
 
 def _count(query: exp.Expression, where: exp.Expression | None = None) -> exp.Expression:
