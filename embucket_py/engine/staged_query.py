@@ -28,6 +28,7 @@ from embucket_py.sql.translate import translate_query
 from embucket_py.stages import staged_sql
 from embucket_py.stages.fileio import StagedFile
 from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
+from embucket_py.stages.inference import text_type
 from embucket_py.stages.load import FileRequest, raw_batches
 from embucket_py.types import SfType, from_arrow_type, parse_sql_type
 
@@ -187,7 +188,10 @@ def _file_schema(request: FileRequest, fmt: FileFormat) -> pa.Schema:
     state = ReadState()
     for batch in raw_batches(request, state, as_columns=True):
         names = state.header or [n for n in batch.schema.names if n != LINE_COLUMN]
-        return pa.schema([pa.field(n, batch.column(i).type) for i, n in enumerate(names)])
+        columns = [batch.column(i) for i in range(len(names))]
+        if fmt.type == "CSV":  # text fields: typed by what their values look like
+            return pa.schema([pa.field(n, text_type(c)) for n, c in zip(names, columns, strict=True)])
+        return pa.schema([pa.field(n, c.type) for n, c in zip(names, columns, strict=True)])
     return pa.schema([])
 
 

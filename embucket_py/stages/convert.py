@@ -91,8 +91,8 @@ def _value(
         return decimal if pa.types.is_decimal(arrow) else decimal.try_cast(arrow)
     if target.kind == "BOOLEAN" and textual:
         lowered = f.lower(f.btrim(source))
-        truthy = lowered.isin([lit(v) for v in ("true", "t", "yes", "y", "on", "1")])
-        falsy = lowered.isin([lit(v) for v in ("false", "f", "no", "n", "off", "0")])
+        truthy = f.in_list(lowered, [lit(v) for v in ("true", "t", "yes", "y", "on", "1")])
+        falsy = f.in_list(lowered, [lit(v) for v in ("false", "f", "no", "n", "off", "0")])
         return f.when(truthy, lit(True)).when(falsy, lit(False)).otherwise(lit(None).cast(pa.bool_()))
     if textual and target.kind in ("TIMESTAMP_LTZ", "TIMESTAMP_TZ") and zone != "UTC":
         # A wall clock without an offset is in the session's time zone, as Snowflake reads it.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -114,6 +116,38 @@ def test_infer_schema_of_staged_parquet(cur) -> None:
         "SELECT COLUMN_NAME, TYPE FROM TABLE(INFER_SCHEMA(LOCATION => '@st/p/', FILE_FORMAT => 'pq'))"
     ).fetchall()
     assert rows == [("ID", "NUMBER(38, 0)"), ("NAME", "TEXT"), ("AMOUNT", "FLOAT")]
+
+
+def test_infer_schema_of_csv_types_columns_by_their_values(cur, put) -> None:
+    put(
+        "h.csv",
+        b"id,name,amount,day,ok,at\n1,a,1.5,2024-01-01,true,2024-01-01 10:00:00\n"
+        b"22,,-12.25,2024-02-29,FALSE,\n",
+    )
+    cur.execute("CREATE FILE FORMAT hdr TYPE=CSV PARSE_HEADER=TRUE")
+    rows = cur.execute(
+        "SELECT COLUMN_NAME, TYPE, EXPRESSION "
+        "FROM TABLE(INFER_SCHEMA(LOCATION => '@st/h.csv', FILE_FORMAT => 'hdr'))"
+    ).fetchall()
+    assert rows == [
+        ("id", "NUMBER(2, 0)", "$1::NUMBER(2, 0)"),
+        ("name", "TEXT", "$2::TEXT"),
+        ("amount", "NUMBER(4, 2)", "$3::NUMBER(4, 2)"),
+        ("day", "DATE", "$4::DATE"),
+        ("ok", "BOOLEAN", "$5::BOOLEAN"),
+        ("at", "TIMESTAMP_NTZ(9)", "$6::TIMESTAMP_NTZ(9)"),
+    ]
+    cur.execute(
+        "CREATE TABLE typed USING TEMPLATE (SELECT ARRAY_AGG(OBJECT_CONSTRUCT(*)) "
+        "FROM TABLE(INFER_SCHEMA(LOCATION => '@st/h.csv', FILE_FORMAT => 'hdr')))"
+    )
+    cur.execute(
+        "COPY INTO typed FROM @st/h.csv FILE_FORMAT=(FORMAT_NAME='hdr') MATCH_BY_COLUMN_NAME=CASE_INSENSITIVE"
+    )
+    assert cur.execute('SELECT "id", "amount", "day", "ok" FROM typed ORDER BY 1').fetchall() == [
+        (1, Decimal("1.50"), datetime.date(2024, 1, 1), True),
+        (22, Decimal("-12.25"), datetime.date(2024, 2, 29), False),
+    ]
 
 
 def test_column_count_mismatch_can_be_allowed(cur, put) -> None:
