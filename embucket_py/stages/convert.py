@@ -87,8 +87,17 @@ def _value(
         # integer columns go through DECIMAL(38, 0) so '2.5' rounds instead of failing.
         exact = pa.decimal128(target.precision or 38, target.scale or 0)
         text = f.nullif(source, lit(""))  # '' is no number (the cast would read it as 0)
-        decimal = text.try_cast(exact if pa.types.is_decimal(arrow) else pa.decimal128(38, 0))
+        target_type = exact if pa.types.is_decimal(arrow) else pa.decimal128(38, 0)
+        decimal = text.try_cast(target_type)
+        # '1.5e2' is a number too: read as a FLOAT first, only where the decimal cast failed.
+        exponent = text.try_cast(pa.float64()).try_cast(target_type)
+        decimal = f.when(decimal.is_null() & text.is_not_null(), exponent).otherwise(decimal)
         return decimal if pa.types.is_decimal(arrow) else decimal.try_cast(arrow)
+    if target.kind == "BINARY" and textual:
+        # BINARY_FORMAT = HEX (the only one taken): two hex digits a byte; other text is no value.
+        text = f.btrim(source)
+        hex_text = f.regexp_like(text, lit("^([0-9A-Fa-f]{2})*$"))
+        return f.when(hex_text, f.decode(text, lit("hex"))).otherwise(lit(None).cast(pa.binary()))
     if target.kind == "BOOLEAN" and textual:
         lowered = f.lower(f.btrim(source))
         truthy = f.in_list(lowered, [lit(v) for v in ("true", "t", "yes", "y", "on", "1")])

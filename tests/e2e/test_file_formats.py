@@ -203,3 +203,18 @@ def test_a_record_that_is_not_json_is_a_load_error(cur, put) -> None:
     assert rows[0][6].startswith("Error parsing JSON")
     assert rows[0][7] == 2
     assert cur.execute("SELECT COUNT(*) FROM t").fetchall() == [(2,)]
+
+
+def test_csv_text_loads_into_boolean_binary_and_exponent_numbers(cur, put) -> None:
+    # BOOLEAN columns were an internal error, BINARY kept the hex digits' own bytes, '1.5e2' was
+    # no number; Snowflake reads them as TRUE/FALSE, BINARY_FORMAT = HEX and 150.
+    put("v.csv", b"1,yes,48656c6c6f,1.5e2\n2,off,,-2E-1\n")
+    cur.execute("CREATE TABLE v (id INT, b BOOLEAN, bin BINARY, n NUMBER(10, 1))")
+    cur.execute("COPY INTO v FROM @st FILES=('v.csv')")
+    assert cur.execute("SELECT id, b, bin, n FROM v ORDER BY id").fetchall() == [
+        (1, True, b"Hello", Decimal("150.0")),
+        (2, False, None, Decimal("-0.2")),
+    ]
+    put("bad.csv", b"3,true,zz,1\n")
+    with pytest.raises(snowflake.connector.errors.ProgrammingError, match="BIN"):
+        cur.execute("COPY INTO v FROM @st FILES=('bad.csv')")
