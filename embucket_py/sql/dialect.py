@@ -13,6 +13,7 @@ from embucket_py.types import SfType, parse_sql_type
 
 # DataFusion's arrow_cast names for the timestamp types with a time zone.
 _UTC_MICROS = 'Timestamp(Microsecond, Some("UTC"))'
+_TIME_MICROS = "Time64(Microsecond)"
 
 
 def snowflake_type(dtype: exp.DataType) -> SfType | None:
@@ -70,6 +71,10 @@ class DataFusion(Postgres):
                 inner = self.sql(expression, "this")
                 fn = "arrow_cast" if not isinstance(expression, exp.TryCast) else "try_arrow_cast"
                 return f"{fn}({inner}, '{_UTC_MICROS}')"
+            if sf is not None and sf.kind == "TIME":
+                # DataFusion's TIME is nanoseconds; stored TIMEs (Iceberg's) are microseconds, and
+                # the two do not compare, union or coalesce: every TIME is microseconds here.
+                return f"arrow_cast({super().cast_sql(expression, safe_prefix)}, '{_TIME_MICROS}')"
             if sf is not None and datafusion_type(sf) == "BIGINT" and not _integral(expression.this):
                 # Snowflake rounds a fraction half away from zero (1.7::NUMBER(10,0) is 2);
                 # DataFusion's casts to integers truncate it, its casts to DECIMAL(p, 0) round.

@@ -210,3 +210,27 @@ def test_date_trunc_of_a_date_column_is_a_date(cur: Any) -> None:
     cur.execute("SELECT DATE_TRUNC('month', d), TRUNC(d, 'year'), DATE_TRUNC('week', d) FROM dts")
     assert cur.fetchone() == (dt.date(2024, 2, 1), dt.date(2024, 1, 1), dt.date(2024, 2, 26))
     assert [d.type_code for d in cur.description] == [3, 3, 3]  # DATE
+
+
+def test_stored_time_columns_compare_combine_and_compute_with_time_values(cur: Any) -> None:
+    # A stored TIME is microseconds and DataFusion's TIME nanoseconds: comparisons, UNION, COALESCE,
+    # IFF and every UPDATE of a table with a TIME column failed ("type_coercion").
+    cur.execute("CREATE TABLE shifts (n INT, t TIME)")
+    cur.execute("INSERT INTO shifts VALUES (1, '10:00:00'), (2, '12:30:00')")
+    assert cur.execute("SELECT n FROM shifts WHERE t < '11:00'::TIME").fetchall() == [(1,)]
+    assert cur.execute("SELECT n FROM shifts WHERE t = TIME '12:30:00'").fetchall() == [(2,)]
+    assert cur.execute("SELECT IFF(n = 1, t, '23:59'::TIME) FROM shifts ORDER BY n").fetchall() == [
+        (dt.time(10, 0),),
+        (dt.time(23, 59),),
+    ]
+    rows = cur.execute(
+        "SELECT TIMEADD(minute, 90, t), DATE_TRUNC('hour', t), DATEDIFF(minute, t, '13:00'::TIME) "
+        "FROM shifts ORDER BY n"
+    ).fetchall()
+    assert rows == [(dt.time(11, 30), dt.time(10, 0), 180), (dt.time(14, 0), dt.time(12, 0), 30)]
+    cur.execute("UPDATE shifts SET n = n + 10")
+    cur.execute("UPDATE shifts SET t = COALESCE(NULL, '01:02:03'::TIME) WHERE n = 11")
+    assert cur.execute("SELECT n, t FROM shifts ORDER BY n").fetchall() == [
+        (11, dt.time(1, 2, 3)),
+        (12, dt.time(12, 30)),
+    ]

@@ -173,6 +173,20 @@ _PART_FUNCTIONS: dict[type[exp.Expression], str] = {
 }
 
 
+def _kind(value: exp.Expression) -> str | None:
+    """kind_of, or a stored column's kind when the column is a DATE or TIME."""
+    kind = kind_of(value)
+    if kind is None:
+        stored = (kind_here(value) or "").split("(")[0]
+        kind = {"DATE": "date", "TIME": "time"}.get(stored)
+    return kind
+
+
+def _micros_of_day(value: exp.Expression) -> exp.Expression:
+    """A TIME as microseconds since midnight."""
+    return int64(call("arrow_cast", value, string("Time64(Microsecond)")))
+
+
 def _wrap_day(micros: exp.Expression) -> exp.Expression:
     """Microseconds folded into one day, as TIME (Snowflake's TIME arithmetic wraps at midnight)."""
     day = number(_MICROS_PER_DAY)
@@ -185,7 +199,7 @@ def _time_add(value: exp.Expression, amount: exp.Expression, part: str) -> exp.E
     """TIME + n parts (DataFusion turns TIME + INTERVAL into an interval)."""
     if part not in _MICROS and part not in ("microsecond", "nanosecond"):
         raise Unsupported(f"adding '{part}' to a TIME")
-    micros = int64(call("arrow_cast", value, string("Time64(Microsecond)")))
+    micros = _micros_of_day(value)
     step = (
         intdiv(amount, number(1000))
         if part == "nanosecond"
@@ -195,7 +209,7 @@ def _time_add(value: exp.Expression, amount: exp.Expression, part: str) -> exp.E
 
 
 def date_add(part: str, amount: exp.Expression, value: exp.Expression) -> exp.Expression:
-    kind = kind_of(value)
+    kind = _kind(value)
     if kind == "time":
         return _time_add(value, amount, part)
     if part in SUB_DAY:
@@ -225,6 +239,8 @@ def _trunc(part: str, value: exp.Expression) -> exp.Expression:
 def date_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expression:
     """Snowflake counts the `part` boundaries crossed between the two values (with an instant on
     either side, the other side's wall clock is read in the session's zone)."""
+    if "time" in (_kind(start), _kind(end)):
+        return _time_diff(part, start, end)
     if "timestamptz" in (kind_of(start), kind_of(end)):
         start, end = (
             x if kind_of(x) == "timestamptz" else to_timestamp(x, tz=True, safe=False) for x in (start, end)
@@ -256,6 +272,18 @@ def date_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expr
     raise Unsupported(f"date or time part '{part}' in DATEDIFF")
 
 
+def _time_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expression:
+    """Part boundaries crossed between two TIMEs (of one day)."""
+    if part not in _MICROS and part != "microsecond":
+        raise Unsupported(f"DATEDIFF of '{part}' between TIME values")
+    unit = number(_MICROS.get(part, 1))
+
+    def boundaries(v: exp.Expression) -> exp.Expression:
+        return intdiv(_micros_of_day(cast(v, "TIME")), unit.copy())
+
+    return sub(boundaries(end), boundaries(start))
+
+
 def _date_diff_node(node: exp.Expression) -> exp.Expression:
     return date_diff(part_name(node.args.get("unit") or exp.Var(this="day")), node.expression, node.this)
 
@@ -265,16 +293,17 @@ def date_trunc(part: str, value: exp.Expression) -> exp.Expression:
         if part == "nanosecond":
             return value
         raise Unsupported(f"date or time part '{part}' in DATE_TRUNC")
-    kind = kind_of(value)
-    if kind is None and (kind_here(value) or "").startswith("DATE"):
-        kind = "date"  # a DATE column truncates to a DATE, as Snowflake keeps the input's type
+    kind = _kind(value)  # a DATE or TIME truncates to its own type, as Snowflake keeps it
+    if kind == "time":
+        if part not in _MICROS:
+            raise Unsupported(f"date or time part '{part}' in DATE_TRUNC of a TIME")
+        micros = _micros_of_day(value)
+        return _wrap_day(sub(micros, mod(micros.copy(), number(_MICROS[part]))))
     if kind == "timestamptz":  # truncated on the session zone's clock: days start at its midnight
         return instant_of(call("arrow_cast", _trunc(part, wall_of(value)), string(_NTZ)))
     truncated = _trunc(part, value)
     if kind == "date":
         return cast(truncated, "DATE")
-    if kind == "time":
-        return truncated
     # Keeps microseconds (DataFusion answers nanoseconds for a DATE input).
     return call("arrow_cast", truncated, string(_NTZ))
 
