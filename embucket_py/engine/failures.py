@@ -20,6 +20,7 @@ from embucket_py.errors import (
 _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.?(?= Valid|\s|$)")
 # A Python UDF that raised: DataFusion wraps it as `PyErr { type: <class ...>, value: ... }`.
 _UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\((['\"])(.*?)\2\)", re.S)
+_UNDECODED = re.compile(r"Failed to decode value using (\w+): ([^\n]*)")
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
 _NOT_GROUPED = re.compile(r'column "(?:([^".]+)\.)?([^".]+)" must appear in the GROUP BY clause')
@@ -83,6 +84,10 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         raised = getattr(errors, name, None) if module == "embucket_py.errors" else None
         if isinstance(raised, type) and issubclass(raised, SnowflakeError):
             return raised(udf_error.group(3))
+    if match := _UNDECODED.search(text):  # TO_BINARY / ::BINARY of text that is no hex (base64)
+        return NumericValueNotRecognized(
+            f"The following string is not a legal {match[1]}-encoded value ({match[2]})"
+        )
     if match := _CHR.search(text):
         return errors.InvalidCharacterCode(f"Invalid character code {match.group(1)} in the CHR input")
     if "Divide by zero" in text or "division by zero" in text.lower():

@@ -196,3 +196,16 @@ def test_collate_in_comparisons_and_order_by(cur: Any) -> None:
     )
     cur.execute("SELECT x FROM VALUES ('b'), ('A'), ('a'), ('B') AS v(x) ORDER BY x COLLATE 'en-ci', x")
     assert [r[0] for r in cur.fetchall()] == ["A", "a", "B", "b"]
+
+
+def test_text_cast_to_binary_reads_hex(cur: Any) -> None:
+    # BINARY_INPUT_FORMAT defaults to HEX: '4142'::BINARY is the two bytes AB, in a cast and in a
+    # write to a BINARY column alike (they kept the digits' own bytes).
+    assert cur.execute("SELECT '48656c6c6f'::BINARY, TRY_CAST('zz' AS BINARY)").fetchone() == (b"Hello", None)
+    cur.execute("CREATE TABLE blobs (b BINARY)")
+    cur.execute("INSERT INTO blobs VALUES ('4142')")
+    cur.execute("INSERT INTO blobs SELECT '4344'")
+    assert cur.execute("SELECT b FROM blobs ORDER BY b").fetchall() == [(b"AB",), (b"CD",)]
+    with pytest.raises(Exception, match="not a legal hex-encoded value") as raised:
+        cur.execute("SELECT 'zz'::BINARY")
+    assert raised.value.errno == 100038

@@ -232,8 +232,10 @@ def _to_binary(node: exp.ToBinary) -> exp.Expression:
     if fmt is None:
         raise Unsupported(f"TO_BINARY format {node.args['format'].sql()}")
     value = node.this
-    if fmt in ("UTF-8", "UTF8"):
-        return exp.Cast(this=cast(value, "VARCHAR"), to=exp.DataType.build("BINARY"))
+    if fmt in ("UTF-8", "UTF8"):  # the text's own bytes: a cast marked not to read hex
+        raw = exp.Cast(this=cast(value, "VARCHAR"), to=exp.DataType.build("BINARY"))
+        raw.meta["raw_bytes"] = True
+        return raw
     text = call("btrim", cast(value, "VARCHAR"))
     decoded = call("decode", text, string(fmt.lower()))
     if not node.args.get("safe"):
@@ -268,7 +270,8 @@ _PLAIN_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?$")
 
 def _text_cast(node: exp.Cast) -> exp.Expression | None:
     """Casts of text Snowflake reads its own way: timestamps and dates auto-detected (DD-MON-YYYY,
-    MM/DD/YYYY, epochs, ISO), and TRY_CAST to a VARCHAR(n) too short for the value is NULL."""
+    MM/DD/YYYY, epochs, ISO), BINARY from hex, and TRY_CAST to a VARCHAR(n) too short for the
+    value is NULL."""
     safe = isinstance(node, exp.TryCast)
     to = node.to
     value = node.this
@@ -279,6 +282,9 @@ def _text_cast(node: exp.Cast) -> exp.Expression | None:
         return to_timestamp(node.this, tz=False, safe=safe)
     if to.is_type(exp.DType.DATE):
         return cast(to_timestamp(node.this, tz=False, safe=safe), "DATE")
+    if to.is_type(exp.DType.BINARY, exp.DType.VARBINARY) and not node.meta.get("raw_bytes"):
+        # Text becomes BINARY by BINARY_INPUT_FORMAT, HEX by default: '4142'::BINARY is AB.
+        return _to_binary(exp.ToBinary(this=node.this, safe=safe or None))
     size = _text_length(to)
     if safe and size is not None:
         text = exp.TryCast(this=node.this, to=exp.DataType.build("VARCHAR"))
