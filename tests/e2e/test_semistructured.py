@@ -268,3 +268,20 @@ def test_split_to_table_and_strtok_split_to_table(cur: Any) -> None:
     assert cur.fetchall() == [(1, "a"), (2, "b"), (3, "c")]
     cur.execute("SELECT value FROM TABLE(STRTOK_SPLIT_TO_TABLE('  hello   world '))")
     assert sorted(cur.fetchall()) == [("hello",), ("world",)]
+
+
+def test_a_variant_column_compares_and_passes_to_text_functions_as_its_text(cur: Any) -> None:
+    cur.execute("CREATE TABLE docs (id INT, v VARIANT)")
+    cur.execute("INSERT INTO docs SELECT 1, 'plain text'::VARIANT")
+    cur.execute('INSERT INTO docs SELECT 2, PARSE_JSON(\'{"a": "x", "n": 5}\')')
+    cur.execute("INSERT INTO docs SELECT 3, 42::VARIANT")
+    # A stored VARIANT column compared with a literal (a path already was); a string is no number.
+    assert cur.execute("SELECT id FROM docs WHERE v = 'plain text'").fetchall() == [(1,)]
+    assert cur.execute("SELECT id FROM docs WHERE v = 42").fetchall() == [(3,)]
+    assert cur.execute("SELECT id FROM docs WHERE v IN ('plain text')").fetchall() == [(1,)]
+    # Text functions read a VARIANT string without its quotes ('"x"!' before).
+    row = cur.execute(
+        "SELECT v:a || '!', UPPER(v:a), LENGTH(v:a), CONCAT(v:a, 'y'), v:a LIKE 'x%' FROM docs WHERE id = 2"
+    ).fetchone()
+    assert row == ("x!", "X", 1, "xy", True)
+    assert cur.execute("SELECT UPPER(v) FROM docs WHERE id = 1").fetchone() == ("PLAIN TEXT",)

@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import active
-from embucket_py.sql.transforms.functions.column_kinds import is_binary, may_be_semi_structured
+from embucket_py.sql.transforms.functions.column_kinds import is_binary, kind_here, may_be_semi_structured
 from embucket_py.sql.transforms.functions.zones import session_timezone, zone_name
 
 # UDFs whose result is a VARIANT, OBJECT or ARRAY (JSON text tagged with its type).
@@ -360,14 +360,22 @@ def _from_variant(node: exp.Cast, inner: exp.Expression) -> exp.Expression:
 _ORDERING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
+def _holds_variant(node: exp.Expression) -> bool:
+    """A VARIANT the rewrites made (a path, PARSE_JSON, ...) or a stored VARIANT/OBJECT/ARRAY column."""
+    if is_variant(node):
+        return True
+    return isinstance(node, exp.Column) and (kind_here(node) or "") in ("VARIANT", "OBJECT", "ARRAY")
+
+
 def _literal_side(variant_side: exp.Expression, other: exp.Expression) -> exp.Expression | None:
-    """A VARIANT compared with a literal compares as the literal's type."""
+    """A VARIANT compared with a literal compares as the literal's type (a value that is not a
+    number is unequal to a number: no error)."""
     if isinstance(other, exp.Neg):
         other = other.this
     if isinstance(other, exp.Literal) and other.is_string:
         return text(variant_side)
     if isinstance(other, exp.Literal):
-        return cast(text(variant_side), "DOUBLE")
+        return exp.TryCast(this=text(variant_side), to=sf_type("DOUBLE"))
     if isinstance(other, exp.Boolean):
         return cast(text(variant_side), "BOOLEAN")
     return None
@@ -375,11 +383,11 @@ def _literal_side(variant_side: exp.Expression, other: exp.Expression) -> exp.Ex
 
 def _comparison(node: exp.Binary) -> exp.Expression:
     left, right = node.this, node.expression
-    if is_variant(left) and not is_variant(right):
+    if _holds_variant(left) and not _holds_variant(right):
         new = _literal_side(left, right)
         if new is not None:
             node.set("this", new)
-    elif is_variant(right) and not is_variant(left):
+    elif _holds_variant(right) and not _holds_variant(left):
         new = _literal_side(right, left)
         if new is not None:
             node.set("expression", new)
@@ -388,7 +396,7 @@ def _comparison(node: exp.Binary) -> exp.Expression:
 
 def _in(node: exp.In) -> exp.Expression:
     if (
-        is_variant(node.this)
+        _holds_variant(node.this)
         and node.expressions
         and all(isinstance(e, exp.Literal) for e in node.expressions)
     ):
@@ -518,7 +526,35 @@ _BY_CLASS: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]
 }
 
 
+# Functions of text: a VARIANT argument is its text, as Snowflake casts it (a string unquoted).
+_TEXT_FUNCTIONS = (
+    exp.Upper,
+    exp.Lower,
+    exp.DPipe,
+    exp.Concat,
+    exp.Trim,
+    exp.Length,
+    exp.Substring,
+    exp.Like,
+    exp.ILike,
+    exp.StrPosition,
+    exp.Initcap,
+    exp.Left,
+    exp.Right,
+)
+
+
+def _text_arguments(node: exp.Expression) -> None:
+    for key in ("this", "expression", "expressions"):
+        value = node.args.get(key)
+        for arg in value if isinstance(value, list) else [value]:
+            if isinstance(arg, exp.Expression) and _holds_variant(arg):
+                arg.replace(text(arg.copy()))
+
+
 def _rewrite_node(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, _TEXT_FUNCTIONS):
+        _text_arguments(node)
     if isinstance(node, exp.ArrayAgg):
         parent = node.parent
         if isinstance(parent, exp.WithinGroup | exp.Window):
