@@ -234,3 +234,25 @@ def test_stored_time_columns_compare_combine_and_compute_with_time_values(cur: A
         (11, dt.time(1, 2, 3)),
         (12, dt.time(12, 30)),
     ]
+
+
+def test_date_input_and_output_formats_of_the_session(cur: Any) -> None:
+    cur.execute("ALTER SESSION SET DATE_OUTPUT_FORMAT = 'DD.MM.YYYY'")
+    cur.execute("CREATE TABLE days (d DATE)")
+    cur.execute("INSERT INTO days VALUES ('2024-06-01')")
+    assert cur.execute(
+        "SELECT TO_VARCHAR(d), d::VARCHAR, TO_CHAR('2024-06-02'::DATE) FROM days"
+    ).fetchone() == (
+        "01.06.2024",
+        "01.06.2024",
+        "02.06.2024",
+    )
+    cur.execute("ALTER SESSION SET DATE_INPUT_FORMAT = 'DD.MM.YYYY'")
+    assert cur.execute("SELECT '02.06.2024'::DATE, TO_DATE('03.06.2024')").fetchone() == (
+        dt.date(2024, 6, 2),
+        dt.date(2024, 6, 3),
+    )
+    assert cur.execute("SELECT TRY_CAST('2024-06-02' AS DATE)").fetchone() == (None,)
+    cur.execute("ALTER SESSION UNSET DATE_INPUT_FORMAT")
+    cur.execute("ALTER SESSION UNSET DATE_OUTPUT_FORMAT")
+    assert cur.execute("SELECT '2024-06-02'::DATE::VARCHAR").fetchone() == ("2024-06-02",)

@@ -136,6 +136,8 @@ def _to_date(node: exp.Expression) -> exp.Expression:
 
 
 def to_date(value: exp.Expression, fmt: exp.Expression | None, safe: bool) -> exp.Expression:
+    if fmt is None and "string" in (kind_of(value), _column_kind(value)):
+        fmt = _input_format("DATE_INPUT_FORMAT")
     if fmt is not None:
         if safe:
             return cast(_strptime("sf_try_strptime", value, fmt), "DATE")
@@ -275,6 +277,8 @@ def _text_cast(node: exp.Cast) -> exp.Expression | None:
     safe = isinstance(node, exp.TryCast)
     to = node.to
     value = node.this
+    if to.is_type(exp.DType.DATE) and _input_format("DATE_INPUT_FORMAT") is not None:
+        return to_date(value, None, safe)
     temporal = to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME, exp.DType.DATE)
     if temporal and isinstance(value, exp.Literal) and _PLAIN_ISO.match(value.name):
         return None  # DataFusion's own cast reads plain ISO text the same way
@@ -331,6 +335,22 @@ def timestamp_kind(node: exp.Expression) -> str | None:
     return "NTZ" if kind == "timestamp" or stored.startswith("TIMESTAMP_NTZ") else None
 
 
+def _input_format(name: str) -> exp.Expression | None:
+    """The session's DATE_INPUT_FORMAT (or another *_INPUT_FORMAT) in chrono's spelling; None for
+    AUTO, the default (Snowflake's detection)."""
+    fmt = str(parameter(name) or "AUTO").strip()
+    return None if fmt.upper() == "AUTO" else snowflake_format(string(fmt))
+
+
+def date_text(value: exp.Expression) -> exp.Expression | None:
+    """A DATE as text in the session's DATE_OUTPUT_FORMAT; None when that is the default
+    (YYYY-MM-DD, a plain cast) or `value` is not known to be a DATE."""
+    fmt = str(parameter("DATE_OUTPUT_FORMAT") or "YYYY-MM-DD").strip()
+    if fmt.upper() in ("YYYY-MM-DD", "AUTO") or "date" not in (kind_of(value), _column_kind(value)):
+        return None
+    return call("to_char", value, snowflake_format(string(fmt)))
+
+
 def timestamp_text(value: exp.Expression, kind: str, fmt: exp.Expression | None = None) -> exp.Expression:
     """A timestamp as Snowflake writes it: in `fmt` (Snowflake's spelling) or else the session's
     TIMESTAMP_<kind>_OUTPUT_FORMAT ('2024-03-10 01:30:00.000', LTZ and TZ with ' -0800'); LTZ and
@@ -378,6 +398,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         kind = timestamp_kind(node.this)
         if kind is not None:
             return timestamp_text(node.this, kind)
+        if (dated := date_text(node.this)) is not None:
+            return dated
         if (bounded := _bounded_text(node)) is not None:
             return bounded
     _compared_as_instants(node)

@@ -15,6 +15,7 @@ from embucket_py.sql.transforms.functions.column_kinds import kind_here
 from embucket_py.sql.transforms.functions.conversion import (
     BINARY_FORMATS,
     binary_to_text,
+    date_text,
     timestamp_kind,
     timestamp_text,
     to_timestamp,
@@ -506,7 +507,9 @@ def _to_char(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     kind = timestamp_kind(node.this)
     if fmt is None:
-        return node if kind is None else timestamp_text(node.this, kind)
+        if kind is None:
+            return date_text(node.this) or node
+        return timestamp_text(node.this, kind)
     if isinstance(fmt, exp.Literal) and fmt.is_string and fmt.name.strip().upper() in BINARY_FORMATS:
         return binary_to_text(node.this, fmt.name.strip().upper())
     temporal = kind_of(node.this) in ("date", "time", "timestamp", "timestamptz")
