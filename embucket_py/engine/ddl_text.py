@@ -1,4 +1,5 @@
-"""GET_DDL('TABLE' | 'VIEW' | 'SEQUENCE' | 'SCHEMA' | 'DATABASE', 'name' [, fully_qualified]): the DDL that
+"""GET_DDL('TABLE' | 'VIEW' | 'SEQUENCE' | 'FUNCTION' | 'PROCEDURE' | 'SCHEMA' | 'DATABASE', 'name'
+[, fully_qualified]): the DDL that
 recreates an object, in Snowflake's layout (one tab-indented column per line, `create or replace`).
 Schemas and databases are recursive: their own statement, then every object they hold.
 https://docs.snowflake.com/en/sql-reference/functions/get_ddl"""
@@ -11,16 +12,18 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.sequences import Sequence
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import access
+from embucket_py.engine.routines import signature_type
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import SourceText, normalize, projection_name, qualify, table_parts
 
-KINDS = ("TABLE", "VIEW", "SEQUENCE", "SCHEMA", "DATABASE")
+KINDS = ("TABLE", "VIEW", "SEQUENCE", "FUNCTION", "PROCEDURE", "SCHEMA", "DATABASE")
 
 
 def replace_calls(
@@ -59,6 +62,8 @@ def get_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bo
     kind = kind.strip().upper()
     if kind not in KINDS:
         raise SqlCompilationError(f"Invalid object type '{kind}' for GET_DDL.", code=2003, sqlstate="02000")
+    if kind in (FUNCTION, PROCEDURE):  # 'name(type, ...)': routines of one name differ by their types
+        return _routine_ddl(tables, kind, name, ctx, qualified)
     target = exp.to_table(name, dialect="snowflake")
     if kind == "DATABASE":
         database = normalize(target.this)
@@ -143,6 +148,50 @@ def sequence_ddl(sequence: Sequence, qualified: bool = False) -> str:
     return text + (f" comment={_string(sequence.comment)};" if sequence.comment else ";")
 
 
+def _routine_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bool) -> str:
+    head, _, rest = name.partition("(")
+    types = [t for t in (signature_type(t) for t in split_types(rest.rstrip().removesuffix(")"))) if t]
+    ref = TableName(*qualify(table_parts(exp.to_table(head.strip(), dialect="snowflake")), ctx, "get_ddl"))
+    found = [
+        r
+        for r in tables.routines.list(kind, ref.database, ref.schema, ref.name)
+        if r.signature == ", ".join(types)
+    ]
+    if not found or not access.sees(tables, Securable("SCHEMA", ref.database, ref.schema)):
+        raise object_not_found(kind.title(), f"{ref}({', '.join(types)})")
+    return routine_ddl(found[0], qualified)
+
+
+def split_types(text: str) -> list[str]:
+    """`NUMBER(10, 2), VARCHAR` -> its types (commas inside parentheses stay)."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [*parts, current.strip()] if current.strip() else parts
+
+
+def routine_ddl(routine: Routine, qualified: bool = False) -> str:
+    """CREATE OR REPLACE FUNCTION | PROCEDURE name(args) RETURNS ... LANGUAGE ... AS '<body>'."""
+    name = _name([routine.database, routine.schema, routine.name], qualified)
+    arguments = ", ".join(
+        f"{naming.quote(n)} {t}" + (f" DEFAULT {d}" if d is not None else "") for n, t, d in routine.arguments
+    )
+    lines = [f"CREATE OR REPLACE {routine.kind} {name}({arguments})", f"RETURNS {routine.returns}"]
+    if routine.strict:
+        lines.append("RETURNS NULL ON NULL INPUT")
+    lines.append(f"LANGUAGE {routine.language}")
+    if routine.handler:
+        lines.append(f"HANDLER = {_string(routine.handler)}")
+    if routine.comment:
+        lines.append(f"COMMENT = {_string(routine.comment)}")
+    return "\n".join(lines) + f"\nAS {_string(routine.body)};"
+
+
 def _after_name(text: str) -> str | None:
     """What follows the view name in CREATE ... VIEW <name> ...: a column list, a comment, AS ..."""
     try:
@@ -175,6 +224,8 @@ def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = Fal
         if view is not None:
             statements.append(view_ddl(view, qualified))
     statements += [sequence_ddl(s, qualified) for s in tables.sequences.list(database, schema)]
+    for kind in (FUNCTION, PROCEDURE):
+        statements += [routine_ddl(r, qualified) for r in tables.routines.list(kind, database, schema)]
     return "\n\n".join(statements)
 
 

@@ -1,4 +1,4 @@
-"""GET_DDL for tables, views, schemas and databases, in Snowflake's layout.
+"""GET_DDL for tables, views, functions, procedures, schemas and databases, in Snowflake's layout.
 https://docs.snowflake.com/en/sql-reference/functions/get_ddl"""
 
 from __future__ import annotations
@@ -86,4 +86,27 @@ def test_missing_objects_and_unknown_kinds_fail(cur: Any) -> None:
     assert e.value.errno == 2003
     with pytest.raises(ProgrammingError) as e:
         cur.execute("SELECT GET_DDL('VIEW', 'nowhere')")
+    assert e.value.errno == 2003
+
+
+def test_function_and_procedure_ddl_recreates_them(cur: Any) -> None:
+    cur.execute("CREATE FUNCTION twice(x NUMBER(10, 2)) RETURNS NUMBER(10, 2) AS 'x * 2'")
+    cur.execute(
+        "CREATE PROCEDURE greet(who VARCHAR, n INT DEFAULT 1) RETURNS VARCHAR LANGUAGE SQL "
+        "AS $$ BEGIN RETURN 'it''s ' || who || n; END $$"
+    )
+    function = _ddl(cur, "FUNCTION", "twice(NUMBER(10, 2))")
+    assert function == (
+        "CREATE OR REPLACE FUNCTION TWICE(X NUMBER(10, 2))\nRETURNS NUMBER(10, 2)\nLANGUAGE SQL\nAS 'x * 2';"
+    )
+    procedure = _ddl(cur, "PROCEDURE", "greet(VARCHAR, NUMBER)")
+    assert "GREET" in _ddl(cur, "SCHEMA", "PUBLIC")
+    cur.execute("DROP FUNCTION twice(NUMBER(10, 2))")
+    cur.execute("DROP PROCEDURE greet(VARCHAR, NUMBER)")
+    cur.execute(function)
+    cur.execute(procedure)
+    assert cur.execute("SELECT twice(1.5)").fetchone()[0] == 3
+    assert cur.execute("CALL greet('you')").fetchone() == ("it's you1",)
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("SELECT GET_DDL('FUNCTION', 'twice(VARCHAR)')")
     assert e.value.errno == 2003
