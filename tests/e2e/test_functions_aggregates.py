@@ -190,3 +190,13 @@ def test_approx_top_k_gives_the_most_frequent_values_with_their_counts(data: Any
     assert [(k, json.loads(top)) for k, top in windowed] == [(1, [[2, 2]])] * 4 + [(2, [[7, 1]])] * 2
     text = data.execute("SELECT APPROX_TOP_K(TO_VARCHAR(k)) FROM agg").fetchone()[0]
     assert json.loads(text) == [["1", 4]]
+
+
+def test_listagg_distinct_of_numbers_orders_them_as_numbers(cur: Any) -> None:
+    cur.execute("CREATE TABLE amounts (g VARCHAR, v NUMBER(10, 2))")
+    cur.execute("INSERT INTO amounts VALUES ('a', 10), ('a', 5), ('a', 10), ('a', NULL), ('b', NULL)")
+    rows = cur.execute(
+        "SELECT g, LISTAGG(DISTINCT v, '|') WITHIN GROUP (ORDER BY v DESC), "
+        "LISTAGG(DISTINCT v, '|') WITHIN GROUP (ORDER BY v) FROM amounts GROUP BY g ORDER BY g"
+    ).fetchall()
+    assert rows == [("a", "10.00|5.00", "5.00|10.00"), ("b", "", "")]

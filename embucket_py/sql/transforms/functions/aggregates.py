@@ -237,7 +237,28 @@ def _is_listagg(node: exp.Expression) -> bool:
     return isinstance(node, exp.GroupConcat)
 
 
+def _distinct_listagg(node: exp.GroupConcat) -> exp.Expression | None:
+    """LISTAGG(DISTINCT x, sep) WITHIN GROUP (ORDER BY x) of a non-text x: DataFusion orders a
+    DISTINCT aggregate only by its argument, which it has made text ('10' before '5'). The distinct
+    values are sorted as themselves, then joined."""
+    order = node.this
+    if not isinstance(order, exp.Order) or not isinstance(order.this, exp.Distinct):
+        return None
+    (value, *more) = order.this.expressions or [None]
+    keys = order.expressions
+    if value is None or more or len(keys) != 1 or keys[0].this != value or is_text(value):
+        return None
+    present = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
+    values = exp.Filter(this=call("array_agg", exp.Distinct(expressions=[value.copy()])), expression=present)
+    ordered = call("array_sort", values, string("DESC" if keys[0].args.get("desc") else "ASC"))
+    separator = node.args.get("separator") or string("")
+    return exp.Coalesce(this=call("array_to_string", ordered, separator.copy()), expressions=[string("")])
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    grouped = isinstance(node, exp.GroupConcat) and not isinstance(node.parent, exp.Window)
+    if grouped and (joined := _distinct_listagg(node)) is not None:
+        return joined
     if _is_listagg(node):
         # No values, or only NULLs: an empty string, not NULL (https://docs.snowflake.com/en/sql-reference/functions/listagg).
         return exp.Coalesce(this=node, expressions=[exp.Literal.string("")])
