@@ -48,6 +48,8 @@ def test_syntax_error_message_names_the_position(cur: Any) -> None:
         # A number and a string meet as a number, as on Snowflake.
         ("SELECT 3 UNION ALL SELECT 'd'", 100038, "22018", "Numeric value 'd' is not recognized"),
         ("SELECT '2020-13-01'::DATE", 100040, "22007", "Date '2020-13-01' is not recognized"),
+        ("SELECT 'abc'::DATE", 100040, "22007", "Date 'abc' is not recognized"),
+        ("SELECT TO_DATE('abc')", 100040, "22007", "Date 'abc' is not recognized"),
         ("SELECT 'maybe'::BOOLEAN", 100037, "22018", "Boolean value 'maybe' is not recognized"),
         ("SELECT TO_BOOLEAN('maybe')", 100037, "22018", "Boolean value 'maybe' is not recognized"),
         ("SELECT '25:00:00'::TIME", 100108, "22007", "Time '25:00:00' is not recognized"),

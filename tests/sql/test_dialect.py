@@ -48,7 +48,8 @@ def test_timestamp_casts() -> None:
     )
     validate(
         "SELECT b::DATE AS dt, b::TIME AS tm, ts::DATE AS d FROM t",
-        "SELECT CAST(arrow_cast(sf_to_timestamp(CAST(\"b\" AS VARCHAR)), 'Timestamp(Microsecond, None)') "
+        'SELECT CAST(arrow_cast(sf_to_date_timestamp(CAST("b" AS VARCHAR)), '
+        "'Timestamp(Microsecond, None)') "
         'AS DATE) AS "dt", arrow_cast(CAST("b" AS TIME), \'Time64(Microsecond)\') AS "tm", '
         'CAST("ts" AS DATE) AS "d" '
         'FROM "__t0" AS "t"',

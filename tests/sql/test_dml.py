@@ -29,7 +29,7 @@ def test_insert_values_casts_strings_to_dates_and_timestamps() -> None:
     # A string into TIMESTAMP_LTZ is a wall clock in the session's time zone (it was read as UTC);
     # one into a DATE is read in Snowflake's AUTO forms ('03/15/2024' too).
     assert insert_sql("VALUES ('2024-01-31', '2024-01-31 10:00:00')", "DATE", "TIMESTAMP_LTZ") == (
-        'SELECT CAST(arrow_cast(sf_to_timestamp(CAST("__c1" AS VARCHAR)), '
+        'SELECT CAST(arrow_cast(sf_to_date_timestamp(CAST("__c1" AS VARCHAR)), '
         "'Timestamp(Microsecond, None)') AS DATE) AS \"__c1\", "
         'sf_to_instant(CAST("__c2" AS VARCHAR), \'America/Los_Angeles\') AS "__c2" '
         'FROM (VALUES (\'2024-01-31\', \'2024-01-31 10:00:00\')) AS "__src"("__c1", "__c2")'

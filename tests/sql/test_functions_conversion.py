@@ -19,7 +19,8 @@ def test_literal_and_typed_column_casts_are_plain() -> None:
     validate(
         "SELECT '12'::INT AS i, a::VARCHAR AS s, b::DATE AS d FROM t",
         'SELECT CAST(\'12\' AS DECIMAL(38, 0)) AS "i", CAST("a" AS VARCHAR) AS "s", '
-        "CAST(arrow_cast(sf_to_timestamp(CAST(\"b\" AS VARCHAR)), 'Timestamp(Microsecond, None)') AS DATE) "
+        'CAST(arrow_cast(sf_to_date_timestamp(CAST("b" AS VARCHAR)), '
+        "'Timestamp(Microsecond, None)') AS DATE) "
         'AS "d" FROM "__t0" AS "t"',
     )
 

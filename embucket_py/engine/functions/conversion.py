@@ -65,8 +65,9 @@ def _timestamp_or_none(text: str | None) -> object:
         return None
 
 
-def parse_timestamps(values: pa.Array, strict: bool) -> pa.Array:
-    """Strings -> TIMESTAMP_NTZ(6) values, NULL where unrecognized (or an error when strict)."""
+def parse_timestamps(values: pa.Array, strict: bool, kind: str = "TIMESTAMP_NTZ") -> pa.Array:
+    """Strings -> TIMESTAMP_NTZ(6) values, NULL where unrecognized (or, when strict, Snowflake's
+    error for `kind`: a DATE's text that is no date is "Date '...' is not recognized")."""
     values = pc.cast(values, pa.string())
     integer = pc.fill_null(pc.match_substring_regex(values, _INTEGER), False)
     decimal = pc.and_(pc.fill_null(pc.match_substring_regex(values, _DECIMAL), False), pc.invert(integer))
@@ -87,7 +88,7 @@ def parse_timestamps(values: pa.Array, strict: bool) -> pa.Array:
     if strict:
         bad = pc.and_(pc.is_null(result), pc.is_valid(values))
         if pc.any(bad).as_py():
-            raise not_recognized("TIMESTAMP_NTZ", pc.filter(values, bad)[0].as_py())
+            raise not_recognized(kind, pc.filter(values, bad)[0].as_py())
     return result
 
 
@@ -235,6 +236,7 @@ _UDFS = [
     ),
     udf(lambda v: parse_timestamps(v, True), [pa.string()], _TS, "immutable", "sf_to_timestamp"),
     udf(lambda v: parse_timestamps(v, False), [pa.string()], _TS, "immutable", "sf_try_to_timestamp"),
+    udf(lambda v: parse_timestamps(v, True, "DATE"), [pa.string()], _TS, "immutable", "sf_to_date_timestamp"),
     udf(
         lambda v, z: variant_timestamps(v, z, False, True),
         [pa.string(), pa.string()],

@@ -149,6 +149,8 @@ def to_date(value: exp.Expression, fmt: exp.Expression | None, safe: bool) -> ex
         return cast(value, "DATE")
     if kind == "timestamptz":  # the date on the session zone's calendar
         return cast(wall_of(value), "DATE")
+    if not safe and "string" in (kind, _column_kind(value)):  # text that is no date: Date '...' error
+        return cast(_target(call("sf_to_date_timestamp", cast(value, "VARCHAR")), False), "DATE")
     return cast(to_timestamp(value, False, safe), "DATE")
 
 
@@ -285,7 +287,7 @@ def _text_cast(node: exp.Cast) -> exp.Expression | None:
     if to.is_type(exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME):
         return to_timestamp(node.this, tz=False, safe=safe)
     if to.is_type(exp.DType.DATE):
-        return cast(to_timestamp(node.this, tz=False, safe=safe), "DATE")
+        return to_date(node.this, None, safe)
     if to.is_type(exp.DType.BINARY, exp.DType.VARBINARY) and not node.meta.get("raw_bytes"):
         # Text becomes BINARY by BINARY_INPUT_FORMAT, HEX by default: '4142'::BINARY is AB.
         return _to_binary(exp.ToBinary(this=node.this, safe=safe or None))
