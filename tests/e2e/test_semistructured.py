@@ -285,3 +285,22 @@ def test_a_variant_column_compares_and_passes_to_text_functions_as_its_text(cur:
     ).fetchone()
     assert row == ("x!", "X", 1, "xy", True)
     assert cur.execute("SELECT UPPER(v) FROM docs WHERE id = 1").fetchone() == ("PLAIN TEXT",)
+
+
+def test_a_variant_cast_to_array_or_object_keeps_its_value(cur: Any) -> None:
+    # CAST(PARSE_JSON(..) AS OBJECT) failed ("got VARCHAR") and AS ARRAY wrapped the text in an
+    # array, so `[1]` was NULL; array elements in arithmetic are numbers.
+    row = cur.execute(
+        "SELECT CAST(PARSE_JSON('[1,2,3]') AS ARRAY)[1], CAST(PARSE_JSON('{\"k\":5}') AS OBJECT):k, "
+        "ARRAY_CONSTRUCT(1, 2)[1] * 2"
+    ).fetchone()
+    assert row == ("2", "5", 4.0)
+
+
+def test_array_and_object_variables_of_a_block(cur: Any) -> None:
+    sql = (
+        "EXECUTE IMMEDIATE $$ DECLARE arr ARRAY DEFAULT ARRAY_CONSTRUCT(1, 2, 3); "
+        "o OBJECT DEFAULT OBJECT_CONSTRUCT('k', 5); s INT DEFAULT 0; BEGIN "
+        "FOR i IN 0 TO ARRAY_SIZE(arr) - 1 DO s := s + arr[i]; END FOR; RETURN s + o:k; END $$"
+    )
+    assert cur.execute(sql).fetchone() == (11,)

@@ -264,6 +264,10 @@ def _variant(node: exp.Expression) -> bool:
         return True
     if isinstance(node, exp.Bracket):
         return _variant(node.this)
+    if isinstance(node, exp.Cast) and node.to.this in (exp.DType.VARIANT, exp.DType.OBJECT, exp.DType.ARRAY):
+        return True
+    if isinstance(node, exp.Array | exp.Struct):  # [..] and ARRAY_CONSTRUCT, {..}
+        return True
     return isinstance(node, exp.Column) and stored_kind(node, active()) in SEMI_KINDS
 
 

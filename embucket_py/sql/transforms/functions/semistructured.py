@@ -328,8 +328,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         )
         if is_variant(inner) and to.this == exp.DType.VARIANT:
             return inner
-        if is_variant(inner):
-            return call(name, inner, lit("Utf8"))
+        if is_variant(inner):  # JSON text: its value is read (batches need not carry the tag)
+            return call(name, inner, lit("Utf8|VARIANT"))
         return typed(name, inner)
     if is_variant(inner):
         return _from_variant(node, inner)
