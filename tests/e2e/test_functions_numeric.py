@@ -238,5 +238,9 @@ def test_a_string_compared_to_a_number_is_read_as_a_number(cur: Any) -> None:
     cur.execute("CREATE TABLE keyed (id INT, v VARCHAR)")
     cur.execute("INSERT INTO keyed VALUES (1, 'a'), (2, 'b')")
     assert cur.execute("SELECT v FROM keyed WHERE id = '2.0'").fetchall() == [("b",)]
+    # A text column compared with a number reads its values as numbers ('1.5' is no BIGINT).
+    cur.execute("CREATE TABLE texts (s VARCHAR, n INT)")
+    cur.execute("INSERT INTO texts VALUES ('1', 1), ('1.5', 2), ('02', 3)")
+    assert cur.execute("SELECT n FROM texts WHERE s > 1 ORDER BY n").fetchall() == [(2,), (3,)]
     with pytest.raises(Exception, match="Numeric value 'abc' is not recognized"):
         cur.execute("SELECT 'abc' = 1")

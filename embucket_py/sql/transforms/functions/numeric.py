@@ -346,16 +346,18 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 def _text_compared_to_number(node: exp.Binary) -> exp.Expression:
     """`'1.0' = n`: Snowflake reads the string as a number (DataFusion casts it to the other side's
     type, and '1.0' is no BIGINT). A literal is read here, once, so a column keeps its own type
-    (and its pruning); text that is no number is left for the engine to refuse."""
+    (and its pruning); a text column is read as a FLOAT; text that is no number is left for the
+    engine to refuse."""
     for side, other in (("this", node.expression), ("expression", node.this)):
-        literal = node.args[side]
-        if not (isinstance(literal, exp.Literal) and literal.is_string):
+        value = node.args[side]
+        if not is_text(value) or (number_scale(other) is None and kind_of(other) != "number"):
             continue
-        if number_scale(other) is None and kind_of(other) != "number":
-            continue
-        text = _plain_number(literal.name)
-        if text is not None:
-            node.set(side, exp.Literal.number(text))
+        if isinstance(value, exp.Literal):
+            text = _plain_number(value.name)
+            if text is not None:
+                node.set(side, exp.Literal.number(text))
+        else:  # a text column: its values read as numbers ('1.5' is no BIGINT)
+            node.set(side, cast(value.copy(), "DOUBLE"))
     return node
 
 
