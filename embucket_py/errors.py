@@ -171,6 +171,13 @@ def out_of_range(value: object) -> NumericValueOutOfRange:
     return NumericValueOutOfRange(f"Numeric value '{value}' is out of range")
 
 
+def width_mismatch(expected: int, got: int) -> SqlCompilationError:
+    """002020: a row of values (or a query's columns) not as many as the columns they fill."""
+    return SqlCompilationError(
+        f"Insert value list does not match column list expecting {expected} but got {got}", code=2020
+    )
+
+
 def string_too_long(value: object) -> StringTooLong:
     return StringTooLong(f"String '{value}' is too long and would be truncated")
 

@@ -13,7 +13,7 @@ from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.engine.time_travel import resolve
-from embucket_py.errors import ObjectAlreadyExists, object_not_found
+from embucket_py.errors import ObjectAlreadyExists, object_not_found, width_mismatch
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
@@ -137,6 +137,10 @@ def _create_table(
         return True
     # CREATE TABLE ... AS SELECT: the query decides names and types, then one commit.
     frame, names = plan(tables, d.query, ctx, source)
+    if d.column_names:  # CREATE TABLE t (a, b) AS SELECT: the list names the query's columns
+        if len(d.column_names) != len(names):
+            raise width_mismatch(len(d.column_names), len(names))
+        names = d.column_names
     data = collect(frame, cancel)
     columns = [Column(name, from_arrow_field(f)) for name, f in zip(names, data.schema, strict=True)]
     data = conformed_table(columns, data)  # before the table is made (or replaced): nothing half-done
@@ -175,7 +179,7 @@ def _create_view(tables: Tables, d: ObjectDef, ctx: SqlContext, source: SourceTe
     plan(tables, d.query, ctx, None)  # Snowflake refuses a view whose query does not compile
     return tables.views.create(
         *d.parts,
-        view_query(d.query, d.view_columns, source),
+        view_query(d.query, d.column_names, source),
         source.text if source is not None else "",
         replace=d.replace,
         if_not_exists=d.if_exists,

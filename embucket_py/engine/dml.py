@@ -13,7 +13,7 @@ from embucket_py.engine.column_values import conformed
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import QueryResult, StatementType, dml_counts
 from embucket_py.errors import (
-    SqlCompilationError,
+    width_mismatch,
 )
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dml import (
@@ -86,9 +86,7 @@ def insert(
 
 def _check_width(got: int, expected: int) -> None:
     if got != expected:
-        raise SqlCompilationError(
-            f"Insert value list does not match column list expecting {expected} but got {got}", code=2020
-        )
+        raise width_mismatch(expected, got)
 
 
 def multi_insert(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from embucket_py.errors import SqlCompilationError, Unsupported
+from embucket_py.errors import Unsupported, width_mismatch
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dml import cast_to
 from embucket_py.sql.names import normalize, qualify, table_parts
@@ -36,11 +36,7 @@ class Clause:
         if self.positional is None:
             return self.values
         if len(self.positional) != len(columns):
-            raise SqlCompilationError(
-                f"Insert value list does not match column list expecting {len(columns)} "
-                f"but got {len(self.positional)}",
-                code=2020,
-            )
+            raise width_mismatch(len(columns), len(self.positional))
         return dict(zip(columns, self.positional, strict=True))
 
 

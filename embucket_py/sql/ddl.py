@@ -42,7 +42,7 @@ class ObjectDef:
     clone_of: list[str] | None = None  # CREATE ... CLONE source
     clone_point: TimePoint | None = None  # ... AT | BEFORE (...)
     secure: bool = False
-    view_columns: list[str] | None = None  # CREATE VIEW v (a, b) AS ...
+    column_names: list[str] | None = None  # CREATE VIEW v (a, b) AS ..., CREATE TABLE t (a, b) AS ...
     cluster_by: list[str] | None = None  # CREATE TABLE ... CLUSTER BY (a, b)
     like: list[str] | None = None  # CREATE TABLE ... LIKE source
     retention_days: int | None = None  # DATA_RETENTION_TIME_IN_DAYS = n
@@ -129,9 +129,11 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
             raise Unsupported(f"CREATE {kind} ... CLONE is not supported yet.")
         clone_of = qualify(table_parts(clone.this), ctx, "clone")
         clone_point = time_point(clone.this)
-    columns = view_columns = None
+    columns = column_names = None
     if isinstance(target, exp.Schema) and kind == "VIEW":
-        view_columns = [normalize(c.this if isinstance(c, exp.ColumnDef) else c) for c in target.expressions]
+        column_names = [normalize(c.this if isinstance(c, exp.ColumnDef) else c) for c in target.expressions]
+    elif isinstance(target, exp.Schema) and all(isinstance(c, exp.Identifier) for c in target.expressions):
+        column_names = [normalize(c) for c in target.expressions]  # names without types: CTAS
     elif isinstance(target, exp.Schema):
         columns = [column_def(c) for c in target.expressions if isinstance(c, exp.ColumnDef)]
     return ObjectDef(
@@ -147,7 +149,7 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         clone_of=clone_of,
         clone_point=clone_point,
         secure="SecureProperty" in prop_names,
-        view_columns=view_columns,
+        column_names=column_names,
         cluster_by=create_cluster_by(props),
         like=_like(props, ctx),
         retention_days=_retention(props),

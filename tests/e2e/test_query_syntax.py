@@ -91,6 +91,16 @@ def test_create_table_with_a_column_list_as_select(cur: Any) -> None:
     assert cur.fetchall() == [(1, "a"), (2, "b")]
 
 
+def test_create_table_with_column_names_as_select(cur: Any) -> None:
+    # Names without types rename the query's columns (they were ignored: columns '1' and 'X').
+    cur.execute("CREATE TABLE named (k, v) AS SELECT 1, 'x'")
+    cur.execute("INSERT INTO named (k, v) VALUES (2, 'y')")
+    assert cur.execute("SELECT k, v FROM named ORDER BY k").fetchall() == [(1, "x"), (2, "y")]
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("CREATE TABLE narrow (k) AS SELECT 1, 2")
+    assert e.value.errno == 2020
+
+
 def test_ctes_read_more_than_once(sales: Any) -> None:
     # Each computed once by the server (shared_ctes): names, types and answers as when inlined.
     sales.execute(
