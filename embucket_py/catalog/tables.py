@@ -59,6 +59,7 @@ SFTYPES_PROPERTY = "embucket.sftypes"
 DEFAULTS_PROPERTY = "embucket.defaults"
 IDENTITY_PROPERTY = "embucket.identity"
 COMMENT_PROPERTY = "comment"
+CHANGE_TRACKING_PROPERTY = "embucket.change-tracking"
 COMMIT_RETRIES = 30
 
 
@@ -154,6 +155,7 @@ class SchemaChange:
     nullable: dict[str, bool] = field(default_factory=dict)  # DROP NOT NULL: True, SET NOT NULL: False
     drop_defaults: list[str] = field(default_factory=list)
     table_comment: tuple[str | None] | None = None  # (comment,) to set, (None,) to unset
+    change_tracking: bool | None = None  # CHANGE_TRACKING = TRUE | FALSE
 
 
 def _why(error: Exception) -> str:
@@ -374,6 +376,8 @@ class Tables:
                 properties[DEFAULTS_PROPERTY] = json.dumps(defaults)
             if change.table_comment is not None and change.table_comment[0] is not None:
                 properties[COMMENT_PROPERTY] = change.table_comment[0]
+            if change.change_tracking is not None:
+                properties[CHANGE_TRACKING_PROPERTY] = str(change.change_tracking).lower()
             tx.set_properties(properties)
             if change.table_comment == (None,) and COMMENT_PROPERTY in table.properties:
                 tx.remove_properties(COMMENT_PROPERTY)
@@ -440,6 +444,10 @@ class Tables:
     @staticmethod
     def comment(table: Table) -> str | None:
         return table.properties.get(COMMENT_PROPERTY)
+
+    @staticmethod
+    def change_tracking(table: Table) -> bool:
+        return table.properties.get(CHANGE_TRACKING_PROPERTY) == "true"
 
     @staticmethod
     def size(table: Table) -> tuple[int, int]:

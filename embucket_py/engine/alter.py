@@ -59,6 +59,8 @@ def alter_table(
             change.column_comments[action.column] = action.comment
         elif isinstance(action, a.SetComment):
             change.table_comment = (action.comment,)
+        elif isinstance(action, a.SetChangeTracking):
+            change.change_tracking = action.on
     if change != SchemaChange():
         tables.evolve(ref, change)
     _fill_defaults(tables, ref, [c for c in change.add if c.default is not None], ctx, cancel)

@@ -7,7 +7,7 @@ import threading
 from embucket_py import naming
 from embucket_py.catalog.dropped import RETENTION_PROPERTY, dropped_of
 from embucket_py.catalog.retention import check_days, retention_of
-from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
 from embucket_py.engine import clustering
 from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.query import collect, plan
@@ -116,8 +116,8 @@ def _create_table(
     if d.query is None:
         columns = [_column(c) for c in d.columns or []]
         created = tables.create(ref, columns, replace=d.replace, if_not_exists=d.if_exists, comment=d.comment)
-        if created and d.cluster_by:
-            _cluster_by(tables, ref, d.cluster_by)
+        if created:
+            _table_options(tables, ref, d)
         return created
     if tables.exists(ref):
         if d.if_exists:
@@ -131,8 +131,7 @@ def _create_table(
         data = conformed_table(columns, collect(plan(tables, query, ctx, None)[0], cancel))
         names = [c.name for c in columns]
         tables.create(ref, columns, replace=d.replace, comment=d.comment)
-        if d.cluster_by:
-            _cluster_by(tables, ref, d.cluster_by)
+        _table_options(tables, ref, d)
         tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
         return True
     # CREATE TABLE ... AS SELECT: the query decides names and types, then one commit.
@@ -145,10 +144,17 @@ def _create_table(
     columns = [Column(name, from_arrow_field(f)) for name, f in zip(names, data.schema, strict=True)]
     data = conformed_table(columns, data)  # before the table is made (or replaced): nothing half-done
     tables.create(ref, columns, replace=d.replace, comment=d.comment)
-    if d.cluster_by:
-        _cluster_by(tables, ref, d.cluster_by)
+    _table_options(tables, ref, d)
     tables.append(ref, data.rename_columns([naming.stored(n) for n in names]), ctx.query_id)
     return True
+
+
+def _table_options(tables: Tables, ref: TableName, d: ObjectDef) -> None:
+    """What CREATE TABLE sets besides the columns: CLUSTER BY, CHANGE_TRACKING = TRUE."""
+    if d.cluster_by:
+        _cluster_by(tables, ref, d.cluster_by)
+    if d.change_tracking:
+        tables.evolve(ref, SchemaChange(change_tracking=True))
 
 
 def _column(c: ColumnDef) -> Column:

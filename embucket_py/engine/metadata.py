@@ -287,7 +287,7 @@ def _table_rows(tables: Tables, d: ShowDef) -> Iterator[dict[str, Any]]:
                 )
             ),
             "automatic_clustering": "OFF",
-            "change_tracking": "OFF",
+            "change_tracking": "ON" if table and Tables.change_tracking(table) else "OFF",
             "search_optimization": "OFF",
             "search_optimization_progress": None,
             "search_optimization_bytes": None,

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.ddl import ColumnDef, column_def
+from embucket_py.sql.ddl import ColumnDef, change_tracking, column_def
 from embucket_py.sql.dialect import snowflake_type
 from embucket_py.sql.dml import default_value
 from embucket_py.sql.names import normalize, qualify, table_parts
@@ -69,6 +69,13 @@ class SetComment:
     comment: str | None  # None: UNSET
 
 
+@dataclass(frozen=True)
+class SetChangeTracking:
+    """CHANGE_TRACKING = TRUE | FALSE: recorded and shown (every Iceberg snapshot tracks changes)."""
+
+    on: bool
+
+
 Action = (
     RenameTable
     | SwapWith
@@ -79,6 +86,7 @@ Action = (
     | SetNullable
     | DropDefault
     | SetComment
+    | SetChangeTracking
 )
 
 
@@ -115,6 +123,8 @@ def _action(node: exp.Expression, ctx: SqlContext) -> Action:
             for prop in props.expressions if isinstance(props, exp.Properties) else [props]:
                 if isinstance(prop, exp.SchemaCommentProperty):
                     return SetComment(None, prop.this.name)
+                if (tracking := change_tracking(prop)) is not None:
+                    return SetChangeTracking(tracking)
     unset = isinstance(node, exp.Set) and node.args.get("unset")
     if unset and [normalize(e) for e in node.expressions] == ["COMMENT"]:
         return SetComment(None, None)

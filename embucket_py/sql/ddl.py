@@ -43,9 +43,20 @@ class ObjectDef:
     clone_point: TimePoint | None = None  # ... AT | BEFORE (...)
     secure: bool = False
     column_names: list[str] | None = None  # CREATE VIEW v (a, b) AS ..., CREATE TABLE t (a, b) AS ...
+    change_tracking: bool = False  # CREATE TABLE ... CHANGE_TRACKING = TRUE
     cluster_by: list[str] | None = None  # CREATE TABLE ... CLUSTER BY (a, b)
     like: list[str] | None = None  # CREATE TABLE ... LIKE source
     retention_days: int | None = None  # DATA_RETENTION_TIME_IN_DAYS = n
+
+
+def change_tracking(prop: exp.Expression) -> bool | None:
+    """The value of a CHANGE_TRACKING = TRUE | FALSE property; None for other properties."""
+    if not (isinstance(prop, exp.Property) and prop.name.upper() == "CHANGE_TRACKING"):
+        return None
+    value = prop.args.get("value")
+    if isinstance(value, exp.Boolean):
+        return bool(value.this)
+    return str(value.name if isinstance(value, exp.Expression) else value).upper() in ("TRUE", "1", "ON")
 
 
 def _comment(props: exp.Expression | None) -> str | None:
@@ -150,6 +161,7 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
         clone_point=clone_point,
         secure="SecureProperty" in prop_names,
         column_names=column_names,
+        change_tracking=any(change_tracking(p) for p in props.expressions) if props else False,
         cluster_by=create_cluster_by(props),
         like=_like(props, ctx),
         retention_days=_retention(props),

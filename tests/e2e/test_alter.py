@@ -177,3 +177,17 @@ def test_comment_on_tables_columns_and_views(t: Any) -> None:
         t.execute("COMMENT ON TABLE nope IS 'x'")
     assert info.value.errno == 2003
     t.execute("COMMENT IF EXISTS ON TABLE nope IS 'x'")
+
+
+def test_change_tracking_is_recorded_and_shown(cur: Any) -> None:
+    def shown(name: str) -> str:
+        cur.execute(f"SHOW TABLES LIKE '{name}'")
+        names = [d.name for d in cur.description]
+        return str(cur.fetchone()[names.index("change_tracking")])
+
+    cur.execute("CREATE TABLE tracked (a INT) CHANGE_TRACKING = TRUE")
+    cur.execute("CREATE TABLE plain (a INT)")
+    assert (shown("TRACKED"), shown("PLAIN")) == ("ON", "OFF")
+    cur.execute("ALTER TABLE plain SET CHANGE_TRACKING = TRUE")
+    cur.execute("ALTER TABLE tracked SET CHANGE_TRACKING = FALSE")
+    assert (shown("TRACKED"), shown("PLAIN")) == ("OFF", "ON")
