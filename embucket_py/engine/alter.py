@@ -7,7 +7,7 @@ import threading
 
 from embucket_py import naming
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
-from embucket_py.engine import changes
+from embucket_py.engine import changes, keys
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.errors import (
@@ -28,6 +28,8 @@ def alter_table(
     if d.if_exists and not tables.exists(ref):
         return status(OK)
     change = SchemaChange()
+    added = [action.key for action in d.actions if isinstance(action, a.AddKey)]
+    dropped = [action for action in d.actions if isinstance(action, a.DropKey)]
     for action in d.actions:
         if isinstance(action, a.RenameTable):
             tables.rename(ref, TableName(*action.to))
@@ -63,6 +65,8 @@ def alter_table(
             change.change_tracking = action.on
     if change != SchemaChange():
         tables.evolve(ref, change)
+    if added or dropped:
+        keys.alter_keys(tables, ref, added, dropped)
     _fill_defaults(tables, ref, [c for c in change.add if c.default is not None], ctx, cancel)
     return status(OK)
 

@@ -1,4 +1,5 @@
-"""Declared keys: recorded at CREATE TABLE, listed by SHOW PRIMARY | UNIQUE | IMPORTED KEYS.
+"""Declared keys: recorded at CREATE TABLE, added and dropped by ALTER TABLE, listed by SHOW
+PRIMARY | UNIQUE | IMPORTED KEYS.
 
 https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
 https://docs.snowflake.com/en/sql-reference/sql/show-unique-keys
@@ -18,8 +19,9 @@ from embucket_py.catalog.constraints import Key, keys_of, set_keys
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.metadata_columns import NUMBER, TEXT, TIMESTAMP_LTZ, Columns
 from embucket_py.engine.result import QueryResult
-from embucket_py.errors import ObjectNotFound, object_not_found
-from embucket_py.sql.constraints import FOREIGN_KEY, PRIMARY_KEY, UNIQUE, declared_keys
+from embucket_py.errors import ObjectNotFound, SqlCompilationError, object_not_found
+from embucket_py.sql.alter import DropKey
+from embucket_py.sql.constraints import FOREIGN_KEY, PRIMARY_KEY, UNIQUE, KeyDef, declared_keys
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.metadata import ShowDef
 from embucket_py.sql.names import qualify, table_parts
@@ -69,17 +71,48 @@ def record_declared(tables: Tables, tree: exp.Create, ctx: SqlContext, result: Q
     target = tree.this.this
     assert isinstance(target, exp.Table)
     ref = TableName(*qualify(table_parts(target), ctx))
-    keys = [
-        Key(
-            k.name or f"SYS_CONSTRAINT_{uuid.uuid4()}",
-            k.type,
-            k.columns,
-            k.references,
-            k.referenced_columns,
-        )
-        for k in declared
-    ]
-    set_keys(tables.load(ref), keys)
+    set_keys(tables.load(ref), [_stored(k) for k in declared])
+
+
+def _stored(k: KeyDef) -> Key:
+    """A declared key as recorded; an unnamed one gets a Snowflake-style name."""
+    return Key(
+        k.name or f"SYS_CONSTRAINT_{uuid.uuid4()}", k.type, k.columns, k.references, k.referenced_columns
+    )
+
+
+def alter_keys(tables: Tables, ref: TableName, added: list[KeyDef], dropped: list[DropKey]) -> None:
+    """ALTER TABLE ... ADD | DROP constraints, in one metadata commit.
+
+    Raises:
+        SqlCompilationError: a second primary key, a column the table lacks, or a constraint to
+            drop that the table does not have.
+    """
+    table = tables.load(ref)
+    keys = keys_of(table)
+    columns = {c.name for c in Tables.columns(table)}
+    for drop in dropped:
+        kept = [k for k in keys if not _matches(k, drop)]
+        if len(kept) == len(keys):
+            what = drop.name or f"{drop.type} {', '.join(drop.columns or [])}".strip()
+            raise SqlCompilationError(f"Constraint '{what}' does not exist.", code=2003, sqlstate="42704")
+        keys = kept
+    for key in added:
+        missing = [c for c in key.columns if c not in columns]
+        if missing:
+            raise SqlCompilationError(
+                f"error line 1 at position 0\ninvalid identifier '{missing[0]}'", code=904
+            )
+        if key.type == PRIMARY_KEY and any(k.type == PRIMARY_KEY for k in keys):
+            raise SqlCompilationError(f"Table '{ref.name}' already has a primary key.", code=2162)
+        keys.append(_stored(key))
+    set_keys(table, keys)
+
+
+def _matches(key: Key, drop: DropKey) -> bool:
+    if drop.name is not None:
+        return key.name == drop.name
+    return key.type == drop.type and (drop.columns is None or key.columns == drop.columns)
 
 
 def _created(result: QueryResult) -> bool:

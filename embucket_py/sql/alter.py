@@ -5,11 +5,13 @@ https://docs.snowflake.com/en/sql-reference/sql/alter-table
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
+from embucket_py.sql.constraints import KeyDef, added_keys
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.ddl import ColumnDef, change_tracking, column_def
 from embucket_py.sql.dialect import snowflake_type
@@ -76,6 +78,20 @@ class SetChangeTracking:
     on: bool
 
 
+@dataclass(frozen=True)
+class AddKey:
+    key: KeyDef
+
+
+@dataclass(frozen=True)
+class DropKey:
+    """DROP CONSTRAINT name | DROP PRIMARY KEY | DROP UNIQUE (cols) | DROP FOREIGN KEY (cols)."""
+
+    name: str | None = None
+    type: str | None = None
+    columns: list[str] | None = None
+
+
 Action = (
     RenameTable
     | SwapWith
@@ -87,6 +103,8 @@ Action = (
     | DropDefault
     | SetComment
     | SetChangeTracking
+    | AddKey
+    | DropKey
 )
 
 
@@ -133,10 +151,41 @@ def _action(node: exp.Expression, ctx: SqlContext) -> Action:
 
 def _actions(node: exp.Expression, ctx: SqlContext) -> list[Action]:
     """One clause's actions: DROP COLUMN a, b drops each column."""
+    if isinstance(node, exp.AddConstraint):
+        return [AddKey(k) for k in added_keys(node, ctx)]
+    if isinstance(node, exp.Drop) and str(node.args.get("kind")).upper() == "CONSTRAINT":
+        return [DropKey(name=normalize(t.this)) for t in node.args.get("tables") or []]
+    if (
+        isinstance(node, exp.Command)
+        and node.name.upper() == "DROP"
+        and (key := _dropped_key(node)) is not None
+    ):
+        return [key]
     if isinstance(node, exp.Drop) and str(node.args.get("kind")).upper() == "COLUMN":
         exists = bool(node.args.get("exists"))
         return [DropColumn(normalize(c.this), exists) for c in node.args.get("tables") or node.expressions]
     return [_action(node, ctx)]
+
+
+_DROPPED_KEY = re.compile(r"^\s*(PRIMARY\s+KEY|UNIQUE|FOREIGN\s+KEY)\s*(?:\((.*)\))?\s*$", re.I | re.S)
+
+
+def _dropped_key(node: exp.Command) -> DropKey | None:
+    """DROP PRIMARY KEY | UNIQUE (cols) | FOREIGN KEY (cols), which sqlglot keeps as text."""
+    rest = node.expression.name if isinstance(node.expression, exp.Expression) else str(node.expression or "")
+    match = _DROPPED_KEY.match(rest)
+    if match is None:
+        return None
+    kind = " ".join(match[1].upper().split())
+    columns = (
+        [
+            normalize(exp.to_identifier(c.strip().strip('"'), quoted=c.strip().startswith('"')))
+            for c in match[2].split(",")
+        ]
+        if match[2]
+        else None
+    )
+    return DropKey(type=kind, columns=columns)
 
 
 def alter_def(tree: exp.Alter, ctx: SqlContext) -> AlterTable:

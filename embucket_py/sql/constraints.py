@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from embucket_py.errors import Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
 
@@ -42,8 +43,8 @@ def declared_keys(tree: exp.Create, ctx: SqlContext) -> list[KeyDef]:
             keys.extend(_column_keys(item, ctx))
         elif isinstance(item, exp.Constraint):
             name = normalize(item.this) if isinstance(item.this, exp.Identifier) else None
-            keys.extend(k for e in item.expressions if (k := _table_key(e, name, ctx)) is not None)
-        elif (key := _table_key(item, None, ctx)) is not None:
+            keys.extend(k for e in item.expressions if (k := table_key(e, name, ctx)) is not None)
+        elif (key := table_key(item, None, ctx)) is not None:
             keys.append(key)
     return keys
 
@@ -67,7 +68,9 @@ def _column_keys(column: exp.ColumnDef, ctx: SqlContext) -> list[KeyDef]:
     return keys
 
 
-def _table_key(node: exp.Expression, name: str | None, ctx: SqlContext) -> KeyDef | None:
+def table_key(node: exp.Expression, name: str | None, ctx: SqlContext) -> KeyDef | None:
+    """An out-of-line constraint (PRIMARY KEY (...), UNIQUE (...), FOREIGN KEY (...) REFERENCES);
+    None for anything else."""
     if isinstance(node, exp.PrimaryKey):
         return KeyDef(PRIMARY_KEY, _names(node.expressions), name)
     if isinstance(node, exp.UniqueColumnConstraint) and isinstance(node.this, exp.Schema):
@@ -85,3 +88,21 @@ def _reference(columns: list[str], ref: exp.Reference, name: str | None, ctx: Sq
         target = target.this
     assert isinstance(target, exp.Table)
     return KeyDef(FOREIGN_KEY, columns, name, qualify(table_parts(target), ctx), referenced)
+
+
+def added_keys(node: exp.AddConstraint, ctx: SqlContext) -> list[KeyDef]:
+    """ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY | UNIQUE | FOREIGN KEY ...."""
+    keys = []
+    for item in node.expressions:
+        name = (
+            normalize(item.this)
+            if isinstance(item, exp.Constraint) and isinstance(item.this, exp.Identifier)
+            else None
+        )
+        for key_node in item.expressions if isinstance(item, exp.Constraint) else [item]:
+            if (key := table_key(key_node, name, ctx)) is None:
+                raise Unsupported(
+                    f"ALTER TABLE ... ADD {key_node.sql(dialect='snowflake')[:60]} is not supported."
+                )
+            keys.append(key)
+    return keys

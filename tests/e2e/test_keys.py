@@ -3,7 +3,9 @@ SHOW PRIMARY | UNIQUE | IMPORTED KEYS, DESCRIBE TABLE and INFORMATION_SCHEMA."""
 
 from __future__ import annotations
 
+import pytest
 from snowflake.connector.cursor import SnowflakeCursor
+from snowflake.connector.errors import ProgrammingError
 
 
 def make_tables(cur: SnowflakeCursor) -> None:
@@ -78,3 +80,27 @@ def test_information_schema_table_constraints(cur: SnowflakeCursor) -> None:
         ("PARENT", "PRIMARY KEY", "NO"),
         ("PARENT", "UNIQUE", "NO"),
     ]
+
+
+def test_alter_table_adds_and_drops_constraints(cur: SnowflakeCursor) -> None:
+    cur.execute("CREATE TABLE parent (id INT, name VARCHAR)")
+    cur.execute("CREATE TABLE child (id INT, pid INT)")
+    cur.execute("ALTER TABLE parent ADD CONSTRAINT parent_pk PRIMARY KEY (id)")
+    cur.execute("ALTER TABLE parent ADD UNIQUE (name)")
+    cur.execute("ALTER TABLE child ADD CONSTRAINT child_fk FOREIGN KEY (pid) REFERENCES parent (id)")
+    primary = cur.execute("SHOW PRIMARY KEYS IN TABLE parent").fetchall()
+    assert [(r[4], r[6]) for r in primary] == [("ID", "PARENT_PK")]
+    assert [r[4] for r in cur.execute("SHOW UNIQUE KEYS IN TABLE parent").fetchall()] == ["NAME"]
+    imported = cur.execute("SHOW IMPORTED KEYS IN TABLE child").fetchall()
+    assert [(r[3], r[4], r[8], r[12]) for r in imported] == [("PARENT", "ID", "PID", "CHILD_FK")]
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("ALTER TABLE parent ADD PRIMARY KEY (name)")
+    assert "already has a primary key" in e.value.msg
+    cur.execute("ALTER TABLE parent DROP PRIMARY KEY")
+    cur.execute("ALTER TABLE parent DROP UNIQUE (name)")
+    cur.execute("ALTER TABLE child DROP CONSTRAINT child_fk")
+    assert cur.execute("SHOW PRIMARY KEYS IN TABLE parent").fetchall() == []
+    assert cur.execute("SHOW IMPORTED KEYS IN TABLE child").fetchall() == []
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("ALTER TABLE child DROP CONSTRAINT child_fk")
+    assert e.value.errno == 2003
