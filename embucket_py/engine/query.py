@@ -254,9 +254,7 @@ def run_query(
         return reused.result()
     frame, names = _plan_translated(tables, tree, ctx, translation, stored, cancel, share=True)
     stats = frame.session_context.scan_stats  # type: ignore[attr-defined]
-    schema, batches = frame.schema(), stream(frame, cancel, stats)
-    if tree.find(exp.SetOperation):
-        schema, batches = _as_executed(schema, batches)
+    schema, batches = _as_executed(frame.schema(), stream(frame, cancel, stats))
     columns = columns_of(schema, names)
     if key is not None:
         batches = REUSED.keep(key, columns, batches)
@@ -266,25 +264,37 @@ def run_query(
 def _as_executed(
     schema: pa.Schema, batches: Iterator[pa.RecordBatch]
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
-    """The schema of a set operation's numbers as they come: DataFusion's DataFrame schema is its
-    first branch's (INT for `SELECT 1 UNION ALL SELECT 2.5::FLOAT`), while the plan that runs
-    coerces every branch to the common type (here a DOUBLE). Reads the first batch to learn it.
-    A number meeting text stays a number (DataFusion makes both text): Snowflake casts the text,
-    and `SELECT 3 UNION ALL SELECT 'd'` is its numeric conversion error."""
+    """The schema of numbers and dates as they come: DataFusion's DataFrame schema of a set
+    operation is its first branch's (INT for `SELECT 1 UNION ALL SELECT 2.5::FLOAT`, DATE for a
+    DATE above a TIMESTAMP; a CASE of the two is DATE too), while the plan that runs coerces to
+    the common type (a DOUBLE, a TIMESTAMP). Reads the first batch to learn it; the values were
+    encoded in the schema's type (a TIMESTAMP's time of day was lost as a DATE). A number meeting
+    text stays a number (DataFusion makes both text): Snowflake casts the text, and `SELECT 3
+    UNION ALL SELECT 'd'` is its numeric conversion error."""
     first = next(batches, None)
     if first is None:
         return schema, batches
+    return _executed(schema, first.schema), itertools.chain([first], batches)
+
+
+def _executed(planned: pa.Schema, ran: pa.Schema) -> pa.Schema:
+    """`planned` with its numbers and dates typed as a batch that ran (`ran`) has them."""
     fields = [
         f.with_type(b.type).with_nullable(True)
-        if f.type != b.type and _numeric(f.type) and _numeric(b.type)
+        if f.type != b.type
+        and ((_numeric(f.type) and _numeric(b.type)) or (_temporal(f.type) and _temporal(b.type)))
         else f
-        for f, b in zip(schema, first.schema, strict=True)
+        for f, b in zip(planned, ran, strict=True)
     ]
-    return pa.schema(fields, metadata=schema.metadata), itertools.chain([first], batches)
+    return pa.schema(fields, metadata=planned.metadata)
 
 
 def _numeric(t: pa.DataType) -> bool:
     return pa.types.is_integer(t) or pa.types.is_decimal(t) or pa.types.is_floating(t)
+
+
+def _temporal(t: pa.DataType) -> bool:
+    return pa.types.is_date(t) or pa.types.is_timestamp(t)
 
 
 def describe_query(
@@ -316,7 +326,7 @@ def collect(frame: DataFrame, cancel: threading.Event | None = None) -> pa.Table
     if batches:
         # Branches of a UNION may yield batches typed differently (string vs string_view, a
         # nullability flag): bring each to the plan's schema before joining them.
-        schema = frame.schema()
+        schema = _executed(frame.schema(), batches[0].schema)
         batches = [b if b.schema == schema else b.cast(schema) for b in batches]
     table = pa.Table.from_batches(batches) if batches else pa.Table.from_batches([], frame.schema())
     plain = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -407,3 +408,17 @@ def test_a_column_tuple_in_a_subquery(sales: Any) -> None:
     ]
     marked = sales.execute(f"SELECT amount, (empid, amount) IN ({top}) FROM sales ORDER BY 1").fetchall()
     assert marked == [(5, True), (30, False), (50, False), (70, True), (100, True)]
+
+
+def test_a_date_meeting_a_timestamp_keeps_the_time_of_day(cur: Any) -> None:
+    # DataFusion's plan schema said DATE (the first branch's) while the rows were TIMESTAMPs: the
+    # time of day was cut off in results and in tables made from them.
+    cur.execute("CREATE TABLE moments (d DATE, ts TIMESTAMP_NTZ, b BOOLEAN)")
+    cur.execute("INSERT INTO moments VALUES ('2024-01-01', '2024-01-01 10:00', FALSE)")
+    rows = cur.execute("SELECT d FROM moments UNION ALL SELECT ts FROM moments ORDER BY 1").fetchall()
+    assert rows == [(datetime.datetime(2024, 1, 1),), (datetime.datetime(2024, 1, 1, 10),)]
+    assert cur.execute("SELECT CASE WHEN b THEN d ELSE ts END FROM moments").fetchone() == (
+        datetime.datetime(2024, 1, 1, 10),
+    )
+    cur.execute("CREATE TABLE unioned AS SELECT d AS x FROM moments UNION ALL SELECT ts FROM moments")
+    assert cur.execute("SELECT MAX(x) FROM unioned").fetchone() == (datetime.datetime(2024, 1, 1, 10),)
