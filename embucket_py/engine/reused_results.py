@@ -42,7 +42,9 @@ DEFAULT_BUDGET = 256 << 20
 # CURRENT_DATE, ... all become now()), RANDOM (seeded or not), UUID_STRING, a sequence's NEXTVAL.
 # Matching inside a string literal only costs a reuse.
 _NON_REUSABLE = re.compile(
-    r"\b(now|random|uuid|sf_random_seeded|current_date|current_time|sf_nextval)\s*\(", re.I
+    # Clocks, random values, sequences, and Python functions (whose handlers may be any of those).
+    r"\b(now|random|uuid|sf_random_seeded|current_date|current_time|sf_nextval|sf_py_\w+)\s*\(",
+    re.I,
 )
 
 Key = tuple[object, ...]

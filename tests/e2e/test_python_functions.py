@@ -146,3 +146,19 @@ def test_the_default_server_refuses_python_functions(cur: Any) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError, match="--python-functions") as raised:
         cur.execute(ADDONE)
     assert raised.value.errno == 2 and raised.value.sqlstate == "0A000"
+
+
+def test_a_query_calling_a_python_function_is_not_answered_from_a_kept_result(py: Any) -> None:
+    py.execute(
+        """CREATE FUNCTION tick() RETURNS INT LANGUAGE PYTHON RUNTIME_VERSION = '3.11' HANDLER = 'f' AS $$
+calls = 0
+def f():
+    global calls
+    calls += 1
+    return calls
+$$"""
+    )
+    py.execute("CREATE TABLE one_row (x INT)")
+    py.execute("INSERT INTO one_row VALUES (1)")
+    first = py.execute("SELECT tick() FROM one_row").fetchone()[0]
+    assert py.execute("SELECT tick() FROM one_row").fetchone()[0] == first + 1
