@@ -41,11 +41,15 @@ class Deadlines:
     def after(self, seconds: float, action: Callable[[], None]) -> Deadline:
         deadline = Deadline(action, self)
         with self._changed:
-            heapq.heappush(self._heap, (time.monotonic() + seconds, next(self._order), deadline))
+            entry = (time.monotonic() + seconds, next(self._order), deadline)
+            heapq.heappush(self._heap, entry)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="embucket-deadlines", daemon=True)
                 self._thread.start()
-            self._changed.notify()
+            # The thread sleeps until the earliest deadline: only a new earliest one wakes it
+            # (waking it for each statement's two-day timeout took the GIL from the statement).
+            if self._heap[0] is entry:
+                self._changed.notify()
         return deadline
 
     def canceled(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -67,3 +68,29 @@ def test_numbers_of_a_large_result_into_arrow(cur: Any) -> None:
     assert n == [i for i in range(1_000_000) if i % 3 != 1]
     assert table.column("SMALL").to_pylist() == [i % 7 for i in n]
     assert table.column("PRICE").to_pylist()[:3] == [0.0, 0.02, 0.03]
+
+
+@pytest.mark.parametrize("fmt", ["ARROW", "JSON"])
+def test_a_select_of_literals_answers_the_same_every_time(server: Server, fmt: str) -> None:
+    # Its result is computed once (engine/query.py LITERAL_RESULTS); each run and each session
+    # must still see its own names, types and values.
+    sql = "SELECT 1, 'ab' AS s, NULL AS n, -2.50 AS d, TRUE AS b, 12345678901234567890 AS big"
+    expected = [(1, "ab", None, Decimal("-2.50"), True, 12345678901234567890)]
+    with server.connect(session_parameters={"PYTHON_CONNECTOR_QUERY_RESULT_FORMAT": fmt}) as conn:
+        cur = conn.cursor()
+        for _ in range(3):
+            assert cur.execute(sql).fetchall() == expected
+            assert [(d.name, d.type_code, d.scale) for d in cur.description] == [
+                ("1", 0, 0),  # FIXED
+                ("S", 2, None),  # TEXT
+                ("N", 2, None),
+                ("D", 0, 2),
+                ("B", 13, None),  # BOOLEAN
+                ("BIG", 0, 0),
+            ]
+            assert cur.description[3].precision == 3
+        assert cur.execute("select 1 AS other").fetchall() == [(1,)]
+        assert [d.name for d in cur.description] == ["OTHER"]
+        # What is not only literals runs every time.
+        first = cur.execute("SELECT RANDOM() AS r").fetchall()
+        assert first != cur.execute("SELECT RANDOM() AS r").fetchall()
