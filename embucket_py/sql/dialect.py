@@ -84,6 +84,14 @@ class DataFusion(Postgres):
                 return f"{safe_prefix or ''}CAST({inner} AS BIGINT)"
             return super().cast_sql(expression, safe_prefix)
 
+        # DataFusion takes IGNORE / RESPECT NULLS after a window function's call, as Snowflake
+        # (Postgres, the base, has neither and drops them).
+        def ignorenulls_sql(self, expression: exp.IgnoreNulls) -> str:
+            return f"{self.sql(expression, 'this')} IGNORE NULLS"
+
+        def respectnulls_sql(self, expression: exp.RespectNulls) -> str:
+            return f"{self.sql(expression, 'this')} RESPECT NULLS"
+
         def trycast_sql(self, expression: exp.TryCast) -> str:
             # DataFusion has TRY_CAST (NULL where CAST fails); Postgres, the base, has not.
             return self.cast_sql(expression, safe_prefix="TRY_")

@@ -65,6 +65,38 @@ def test_windows(data: Any) -> None:
     ]
 
 
+def test_ignore_nulls_skips_nulls_in_navigation_functions(cur: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/functions/first_value and .../lag: with IGNORE
+    NULLS the first (last, previous, next) non-NULL value; the default frame of FIRST_VALUE and
+    LAST_VALUE is the whole partition."""
+    cur.execute("CREATE TABLE nav (id INT, g VARCHAR, v INT)")
+    cur.execute(
+        "INSERT INTO nav VALUES (1, 'a', NULL), (2, 'a', 20), (3, 'a', 30), (4, 'b', NULL), (5, 'b', 50)"
+    )
+    rows = cur.execute(
+        "SELECT FIRST_VALUE(v) IGNORE NULLS OVER (PARTITION BY g ORDER BY id), "
+        "FIRST_VALUE(v) OVER (PARTITION BY g ORDER BY id), "
+        "LAST_VALUE(v IGNORE NULLS) OVER (PARTITION BY g ORDER BY id DESC), "
+        "LAG(v) IGNORE NULLS OVER (ORDER BY id), LEAD(v) IGNORE NULLS OVER (ORDER BY id), "
+        "LAG(v) RESPECT NULLS OVER (ORDER BY id) FROM nav ORDER BY id"
+    ).fetchall()
+    assert rows == [
+        (20, None, 20, None, 20, None),
+        (20, None, 20, None, 30, None),
+        (20, None, 20, 20, 50, 20),
+        (50, None, 50, 30, 50, 30),
+        (50, None, 50, 30, None, None),
+    ]
+
+
+def test_listagg_within_group_as_a_window_function(data: Any) -> None:
+    rows = data.execute(
+        "SELECT k, LISTAGG(v, ',') WITHIN GROUP (ORDER BY v DESC) OVER (PARTITION BY k) FROM agg "
+        "WHERE v IS NOT NULL ORDER BY k, v"
+    ).fetchall()
+    assert rows == [(1, "3,2,2,1")] * 4 + [(2, "7")]
+
+
 def test_data_generation(cur: Any) -> None:
     rows = cur.execute(
         "SELECT SEQ1(1), UNIFORM(1, 10, RANDOM()), RANDSTR(5, 1234), RANDOM(), "

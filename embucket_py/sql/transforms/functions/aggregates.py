@@ -194,6 +194,12 @@ def _window(node: exp.Window) -> exp.Expression:
         return _ratio_to_report(node)
     if name == "CONDITIONAL_TRUE_EVENT":
         return _conditional_true_event(node)
+    if (
+        isinstance(inner, exp.GroupConcat)
+        and isinstance(inner.this, exp.Order)
+        and not node.args.get("order")
+    ):
+        return _ordered_window_listagg(node)
     if name == "CONDITIONAL_CHANGE_EVENT":
         (value,) = inner.expressions
         window = node.copy()
@@ -201,6 +207,22 @@ def _window(node: exp.Window) -> exp.Expression:
         window.set("this", call("sf_conditional_change_event", cast(value, "VARCHAR")))
         window.set("spec", None)
         return window
+    return node
+
+
+def _ordered_window_listagg(node: exp.Window) -> exp.Expression:
+    """LISTAGG(x, sep) WITHIN GROUP (ORDER BY y) OVER (PARTITION BY g): DataFusion orders no
+    aggregate inside a window, so the window takes the order, over its whole partition (the
+    aggregate then meets the rows in that order). Snowflake allows no ORDER BY in the OVER here."""
+    order = node.this.this
+    node.this.set("this", order.this)
+    node.set("order", exp.Order(expressions=order.expressions))
+    node.set(
+        "spec",
+        exp.WindowSpec(
+            kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="UNBOUNDED", end_side="FOLLOWING"
+        ),
+    )
     return node
 
 
