@@ -132,6 +132,22 @@ def test_hash_is_a_stable_signed_64_bit_number(cur: Any) -> None:
     assert forward == backward
 
 
+def test_hash_of_star_hashes_every_column(cur: Any) -> None:
+    """HASH(*) / HASH_AGG(*): a row's, a table's checksum over all its columns (comparing copies of
+    a table). https://docs.snowflake.com/en/sql-reference/functions/hash_agg"""
+    cur.execute("CREATE TABLE h1 (id INT, v VARCHAR)")
+    cur.execute("INSERT INTO h1 VALUES (1, 'a'), (2, NULL)")
+    cur.execute("CREATE TABLE h2 AS SELECT * FROM h1 ORDER BY id DESC")
+    row = one(cur, "SELECT HASH(*) = HASH(id, v), HASH(h1.*) = HASH(id, v) FROM h1 WHERE id = 1")
+    assert row == (True, True)
+    both = cur.execute("SELECT (SELECT HASH_AGG(*) FROM h1), (SELECT HASH_AGG(*) FROM h2)").fetchone()
+    assert both[0] == both[1] == one(cur, "SELECT HASH_AGG(id, v) FROM h1")
+    assert one(cur, "SELECT HASH_AGG(* EXCLUDE v) = HASH_AGG(id) FROM h1") is True
+    cur.execute("UPDATE h2 SET v = 'b' WHERE id = 2")
+    assert one(cur, "SELECT HASH_AGG(*) FROM h2") != both[0]
+    assert json.loads(one(cur, "SELECT ARRAY_CONSTRUCT(*) FROM h1 WHERE id = 1")) == [1, "a"]
+
+
 @pytest.mark.parametrize(
     ("sql", "errno", "sqlstate"),
     [
