@@ -139,7 +139,7 @@ def _parse_sql(text: str) -> list[exp.Expression]:
         raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{e}'.") from None
     # A trailing comment after the last `;` parses as an empty statement: not a statement.
     statements = [
-        comment_as_alter(put_placeholder(t))
+        comment_as_alter(put_placeholder(_named_tables(t)))
         for t in trees
         if t is not None and not isinstance(t, exp.Semicolon)
     ]
@@ -169,3 +169,21 @@ def _unexpected(text: str, at: int, token: str) -> None:
     line = text.count("\n", 0, at) + 1
     column = at - (text.rfind("\n", 0, at) + 1)
     raise SyntaxError_(f"syntax error line {line} at position {column} unexpected '{token}'.")
+
+
+def _named_tables(tree: exp.Expression) -> exp.Expression:
+    """`TABLE($var)`, `TABLE('name')` and `TABLE(?)` name a table, as IDENTIFIER(...) does
+    (https://docs.snowflake.com/en/sql-reference/identifier-literal); sqlglot reads them as a
+    table function's rows."""
+    for rows in list(tree.find_all(exp.TableFromRows)):
+        name = rows.this
+        if (
+            isinstance(name, exp.Placeholder)
+            or (isinstance(name, exp.Parameter) and isinstance(name.this, exp.Var))
+            or (isinstance(name, exp.Literal) and name.is_string)
+        ):
+            table = exp.Table(this=exp.DynamicIdentifier(this=name.copy()))
+            if rows.args.get("alias") is not None:
+                table.set("alias", rows.args["alias"].copy())
+            rows.replace(table)
+    return tree

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from snowflake.connector.errors import ProgrammingError
 
+from tests.e2e.conftest import Server
+
 
 @pytest.fixture
 def sales(cur: Any) -> Any:
@@ -292,6 +294,22 @@ def test_identifier_with_a_literal_name_reads_the_table(sales: Any, database: st
     )
     assert [d.name for d in sales.description] == ["EMPID", "IDENTIFIER('SALES.AMOUNT') + 1"]
     assert sales.fetchall() == [(2, 71)]
+
+
+def test_table_with_a_name_reads_the_table(server: Server, sales: Any, database: str) -> None:
+    # TABLE('name'), TABLE($var) and TABLE(?) name a table as IDENTIFIER does; TABLE(f(...)) stays
+    # a table function.
+    assert sales.execute("SELECT COUNT(*) FROM TABLE('sales') WHERE empid = 1").fetchall() == [(3,)]
+    sales.execute(f"SET sales_table = '{database}.public.sales'")
+    rows = sales.execute(
+        "SELECT COUNT(*) FROM TABLE($sales_table) s "
+        "JOIN TABLE('sales') o ON s.empid = o.empid AND s.amount = o.amount"
+    ).fetchall()
+    assert rows == sales.execute("SELECT COUNT(*) FROM sales").fetchall()
+    assert sales.execute("SELECT COUNT(*) FROM TABLE(GENERATOR(ROWCOUNT => 3))").fetchall() == [(3,)]
+    with server.connect(database=database, schema="PUBLIC", paramstyle="qmark") as conn:
+        bound = conn.cursor().execute("SELECT COUNT(*) FROM TABLE(?) WHERE empid = 1", ["sales"]).fetchall()
+    assert bound == [(3,)]
 
 
 def test_keywords_and_operators_open_the_column_name(sales: Any) -> None:
