@@ -27,6 +27,18 @@ def _percentile(samples: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * pct))]
 
 
+def _python_loop_ms() -> float:
+    """This VM's speed at the moment: a million-iteration Python loop, best of 5 (its CPU speed
+    swings up to 2x within minutes, client and server alike, which the latencies follow)."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(1_000_000):
+            pass
+        best = min(best, time.perf_counter() - start)
+    return round(best * 1000, 1)
+
+
 def _latencies(cur: Any, sql: str, repeat: int) -> list[float]:
     samples = []
     for _ in range(repeat):
@@ -42,6 +54,7 @@ def measure(server: ServerProcess, raw: RawDataFusion, seconds: float) -> dict[s
     with server.connect() as conn:
         cur = conn.cursor()
         cur.execute("USE SCHEMA tpch.public")
+        out["python_loop_ms"] = _python_loop_ms()
         select1 = _latencies(cur, "SELECT 1", 300)
         out["select_1_p50_ms"] = round(statistics.median(select1), 2)
         out["select_1_p99_ms"] = round(_percentile(select1, 0.99), 2)
