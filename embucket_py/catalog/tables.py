@@ -338,7 +338,7 @@ class Tables:
         declared: dict[str, str] = json.loads(table.properties.get(SFTYPES_PROPERTY, "{}"))
         columns = {c.name: c for c in Tables.columns(table)}
         named = [*change.drop, *(old for old, _ in change.rename), *(n for n, _ in change.retype)]
-        for name in [*named, *change.nullable, *change.drop_defaults]:
+        for name in [*named, *change.nullable, *change.drop_defaults, *change.column_comments]:
             if name not in columns:
                 raise InvalidIdentifier(f"error line 1 at position 0\ninvalid identifier '{name}'")
         for column in change.add:
@@ -357,7 +357,8 @@ class Tables:
                     if to_iceberg(sf_type) != to_iceberg(columns[name].type):
                         update.update_column(naming.stored(name), field_type=to_iceberg(sf_type))
                 for name, comment in change.column_comments.items():
-                    update.update_column(naming.stored(name), doc=comment)
+                    # pyiceberg reads doc=None as "unchanged": an unset comment is stored empty.
+                    update.update_column(naming.stored(name), doc=comment or "")
                 for name, nullable in change.nullable.items():
                     update.update_column(naming.stored(name), required=not nullable)
             schema = tx.table_metadata.schema()
@@ -427,7 +428,7 @@ class Tables:
                     naming.display(f.name),
                     sf_type or from_iceberg(f.field_type),
                     not f.required,
-                    f.doc,
+                    f.doc or None,
                     defaults.get(key),
                     (int(identity["start"]), int(identity["increment"])) if identity else None,
                 )

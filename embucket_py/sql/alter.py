@@ -126,8 +126,9 @@ def _action(node: exp.Expression, ctx: SqlContext) -> Action:
         return RenameColumn(normalize(node.this.this), normalize(node.args["to"].this))
     if isinstance(node, exp.AlterColumn):
         name = normalize(node.this)
-        if node.args.get("comment") is not None:
-            return SetComment(name, node.args["comment"].name)
+        comment = node.args.get("comment")
+        if comment is not None:
+            return SetComment(name, None if isinstance(comment, exp.Null) else comment.name)
         dtype = node.args.get("dtype")
         sf_type = snowflake_type(dtype) if dtype is not None else None
         if sf_type is not None:
@@ -237,10 +238,34 @@ def _column_comment(action: Action) -> bool:
     return isinstance(action, SetComment) and action.column is not None
 
 
+# ALTER TABLE t { ALTER | MODIFY } [COLUMN] c UNSET COMMENT, which sqlglot keeps as a command.
+_UNSET_COLUMN_COMMENT = re.compile(
+    r"^\s*TABLE\s+(IF\s+EXISTS\s+)?(.+?)\s+(?:ALTER|MODIFY)\s+(?:COLUMN\s+)?(.+?)\s+UNSET\s+COMMENT\s*;?\s*$",
+    re.I | re.S,
+)
+
+
+def _unset_column_comment(tree: exp.Command) -> exp.Expression:
+    rest = tree.expression.name if isinstance(tree.expression, exp.Expression) else str(tree.expression or "")
+    match = _UNSET_COLUMN_COMMENT.match(rest) if tree.name.upper() == "ALTER" else None
+    if match is None:
+        return tree
+    try:
+        table = exp.to_table(match[2], dialect="snowflake")
+        column = exp.to_identifier(match[3].strip('"'), quoted=match[3].startswith('"'))
+    except Exception:  # not names after all: the command stays as written
+        return tree
+    action = exp.AlterColumn(this=column, comment=exp.Null())
+    return exp.Alter(this=table, kind="TABLE", exists=bool(match[1]), actions=[action])
+
+
 def comment_as_alter(tree: exp.Expression) -> exp.Expression:
     """COMMENT [IF EXISTS] ON TABLE t | COLUMN t.c IS '...' as the ALTER TABLE that sets the same
-    comment (dbt's persist_docs writes the first), so one code path and one privilege check apply.
+    comment (dbt's persist_docs writes the first), so one code path and one privilege check apply;
+    ALTER TABLE's `ALTER COLUMN c UNSET COMMENT` as an ALTER TABLE too.
     https://docs.snowflake.com/en/sql-reference/sql/comment"""
+    if isinstance(tree, exp.Command):
+        return _unset_column_comment(tree)
     if not isinstance(tree, exp.Comment) or tree.args.get("kind", "").upper() not in ("TABLE", "COLUMN"):
         return tree
     text = exp.Literal.string(tree.expression.name)

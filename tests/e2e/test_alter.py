@@ -179,6 +179,23 @@ def test_comment_on_tables_columns_and_views(t: Any) -> None:
     t.execute("COMMENT IF EXISTS ON TABLE nope IS 'x'")
 
 
+def test_column_comments_set_and_unset(t: Any) -> None:
+    """https://docs.snowflake.com/en/sql-reference/sql/alter-table-column: `COMMENT '...'` and
+    `UNSET COMMENT`; a column the table lacks is an invalid identifier."""
+    query = "SELECT column_name, comment FROM information_schema.columns WHERE table_name = 'T' ORDER BY 1"
+    t.execute("ALTER TABLE t ALTER COLUMN a COMMENT 'the a'")
+    t.execute("ALTER TABLE t MODIFY b COMMENT 'the b'")
+    assert t.execute(query).fetchall() == [("A", "the a"), ("B", "the b"), ("P", None)]
+    t.execute("ALTER TABLE t ALTER COLUMN a UNSET COMMENT")
+    t.execute("ALTER TABLE IF EXISTS t MODIFY COLUMN b UNSET COMMENT")
+    assert t.execute(query).fetchall() == [("A", None), ("B", None), ("P", None)]
+    for sql in ("ALTER TABLE t ALTER COLUMN nope COMMENT 'x'", "ALTER TABLE t ALTER nope UNSET COMMENT"):
+        with pytest.raises(ProgrammingError) as info:
+            t.execute(sql)
+        assert (info.value.errno, info.value.sqlstate) == (904, "42000")
+    assert t.execute("SELECT a, b FROM t").fetchall() == [(1, "x")]
+
+
 def test_change_tracking_is_recorded_and_shown(cur: Any) -> None:
     def shown(name: str) -> str:
         cur.execute(f"SHOW TABLES LIKE '{name}'")
