@@ -26,6 +26,12 @@ def test_division_by_zero_and_planning_errors() -> None:
     assert from_datafusion(_error_of("SELECT nope FROM (SELECT 1 AS a)")).code == 904
 
 
+def test_a_scalar_subquery_of_several_rows_is_snowflakes_runtime_error() -> None:
+    error = from_datafusion(_error_of("SELECT (SELECT column1 FROM (VALUES (1), (2)))"))
+    assert (error.code, error.sqlstate) == (90150, "22000")
+    assert error.message == "Single-row subquery returns more than one row."
+
+
 def test_a_column_neither_grouped_nor_aggregated_is_named_as_snowflake_does() -> None:
     ctx = SessionContext()
     ctx.sql("CREATE TABLE t1 AS VALUES (1, 2)").collect()
