@@ -225,3 +225,32 @@ def test_text_cast_to_binary_reads_hex(cur: Any) -> None:
     with pytest.raises(Exception, match="not a legal hex-encoded value") as raised:
         cur.execute("SELECT 'zz'::BINARY")
     assert raised.value.errno == 100038
+
+
+def test_string_functions_read_numbers_dates_and_booleans_as_text(cur: Any) -> None:
+    """Snowflake converts a non-text argument of a string function to text implicitly, written
+    as a cast to VARCHAR writes it (a NUMBER(10,2) with its scale, a TIMESTAMP_NTZ in the output
+    format). https://docs.snowflake.com/en/sql-reference/data-type-conversion"""
+    cur.execute("CREATE TABLE typed (id INT, n NUMBER(10, 2), d DATE, ts TIMESTAMP_NTZ, b BOOLEAN)")
+    cur.execute("INSERT INTO typed SELECT 42, 1.5, '2024-01-01', '2024-01-02 03:04:05', TRUE")
+    row = cur.execute(
+        "SELECT UPPER(id), SUBSTR(id, 2), REPLACE(d, '-', ''), LEFT(ts, 10), LENGTH(ts), UPPER(b), "
+        "CONTAINS(n, '.5'), RTRIM(n, '0'), REGEXP_LIKE(id, '4.'), MD5(id), CONCAT(id, '/', n), "
+        "SPLIT_PART(d, '-', 1), CHARINDEX('2', id), EDITDISTANCE(id, 43) FROM typed WHERE id LIKE '4%'"
+    ).fetchone()
+    assert row == (
+        "42",
+        "2",
+        "20240101",
+        "2024-01-02",
+        23,
+        "TRUE",
+        True,
+        "1.5",
+        True,
+        "a1d0c6e83f027327d8461063f4ac58a6",
+        "42/1.50",
+        "2024",
+        2,
+        1,
+    )

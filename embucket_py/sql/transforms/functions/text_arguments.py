@@ -1,0 +1,80 @@
+"""Numbers, dates, times and booleans given to string functions become text first, as Snowflake
+converts them implicitly: `UPPER(42)` is '42', `LTRIM(n, '0')`, `CONTAINS(id, '2')`,
+`REPLACE(d, '-', '')` and `id LIKE '4%'` read the value's text (DataFusion's string functions
+refuse other types). Runs before the other families, so the casts to text it adds are written as
+Snowflake writes those values (a DATE in DATE_OUTPUT_FORMAT, a NUMBER(10,2) as 1.50).
+https://docs.snowflake.com/en/sql-reference/data-type-conversion#implicit-conversion-coercion
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from embucket_py.sql.transforms.functions.column_kinds import kind_here
+from embucket_py.sql.transforms.functions.numeric import number_scale
+from embucket_py.sql.transforms.functions.temporal import kind_of
+
+# Each string function's arguments that are text (the others are lengths, positions, flags).
+_TEXT_ARGUMENTS: dict[type[exp.Expression], tuple[str, ...]] = {
+    exp.Upper: ("this",),
+    exp.Lower: ("this",),
+    exp.Initcap: ("this",),
+    exp.Length: ("this",),
+    exp.Trim: ("this", "expression"),
+    exp.Substring: ("this",),
+    exp.Left: ("this",),
+    exp.Right: ("this",),
+    exp.Replace: ("this", "expression", "replacement"),
+    exp.Translate: ("this",),
+    exp.Contains: ("this", "expression"),
+    exp.StartsWith: ("this", "expression"),
+    exp.EndsWith: ("this", "expression"),
+    exp.Like: ("this",),
+    exp.ILike: ("this",),
+    exp.SplitPart: ("this", "delimiter"),
+    exp.Split: ("this",),
+    exp.Strtok: ("this",),
+    exp.StrPosition: ("this", "substr"),
+    exp.Concat: ("expressions",),
+    exp.Repeat: ("this",),
+    exp.Reverse: ("this",),
+    exp.Pad: ("this", "fill_pattern"),
+    exp.Ascii: ("this",),
+    exp.Soundex: ("this",),
+    exp.Levenshtein: ("this", "expression"),
+    exp.RegexpLike: ("this",),
+    exp.RegexpReplace: ("this",),
+    exp.RegexpExtract: ("this",),
+    exp.RegexpCount: ("this",),
+    exp.MD5: ("this",),
+    exp.SHA: ("this",),
+    exp.SHA2: ("this",),
+    exp.Base64Encode: ("this",),
+    exp.Hex: ("this",),
+}
+
+_NOT_TEXT_KINDS = ("number", "date", "time", "timestamp", "timestamptz")
+_NOT_TEXT_COLUMNS = ("FIXED", "REAL", "DATE", "TIME", "TIMESTAMP", "BOOLEAN")
+
+
+def _not_text(node: exp.Expression) -> bool:
+    """A value known to be a number, date, time, timestamp or boolean (a literal, a typed
+    expression, a stored column of such a type)."""
+    if isinstance(node, exp.Boolean) or kind_of(node) in _NOT_TEXT_KINDS or number_scale(node) is not None:
+        return True
+    return isinstance(node, exp.Column) and (kind_here(node) or "").startswith(_NOT_TEXT_COLUMNS)
+
+
+def _as_text(node: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=node, to=exp.DataType.build("VARCHAR")) if _not_text(node) else node
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    for node in list(tree.find_all(*_TEXT_ARGUMENTS)):
+        for key in _TEXT_ARGUMENTS.get(type(node), ()):  # a subclass may take other arguments
+            value = node.args.get(key)
+            if isinstance(value, list):
+                node.set(key, [_as_text(v) for v in value])
+            elif isinstance(value, exp.Expression):
+                node.set(key, _as_text(value))
+    return tree
