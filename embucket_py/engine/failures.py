@@ -19,7 +19,8 @@ from embucket_py.errors import (
 # "No field named x. Valid fields are ...", or without the list when nothing is in scope (no FROM).
 _NO_FIELD = re.compile(r"No field named (?:[^\s.]+\.)?\"?([^\"\s]+?)\"?\.?(?= Valid|\s|$)")
 # A Python UDF that raised: DataFusion wraps it as `PyErr { type: <class ...>, value: ... }`.
-_UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\((['\"])(.*?)\2\)", re.S)
+# Quotes come escaped (\") when the error passed through a filter run inside the Parquet scan.
+_UDF_ERROR = re.compile(r"PyErr \{ type: <class '([\w.]+)'>, value: \w+\(\\?(['\"])(.*?)\\?\2\)", re.S)
 _UNDECODED = re.compile(r"Failed to decode value using (\w+): ([^\n]*)")
 _SET_OP_WIDTH = re.compile(r"(UNION|EXCEPT|INTERSECT) queries have different number of columns")
 _PARSER = re.compile(r'ParserError\("(.*?)(?: at Line: \d+, Column: \d+)?"\)')
@@ -92,7 +93,7 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return errors.InvalidCharacterCode(f"Invalid character code {match.group(1)} in the CHR input")
     if "Scalar subquery returned more than one row" in text:
         return SnowflakeError("Single-row subquery returns more than one row.", code=90150, sqlstate="22000")
-    if "Divide by zero" in text or "division by zero" in text.lower():
+    if "Divide by zero" in text or "DivideByZero" in text or "division by zero" in text.lower():
         return DivisionByZero("Division by zero")
     if match := _CAST_OVERFLOW.search(text):
         return errors.NumberOutOfRange(

@@ -33,6 +33,23 @@ def test_error_codes(cur: Any, sql: str, errno: int, sqlstate: str) -> None:
     assert cur.execute("SELECT 1").fetchone() == (1,)
 
 
+@pytest.mark.parametrize(
+    ("where", "errno", "message"),
+    [
+        ("b = 'maybe'", 100037, "Boolean value 'maybe' is not recognized"),
+        ("1 / (id - 1) > 0", 100051, "Division by zero"),
+    ],
+)
+def test_errors_of_a_lookups_filter_keep_their_codes(cur: Any, where: str, errno: int, message: str) -> None:
+    # One table through a WHERE: the filter runs inside the Parquet scan, which wraps its errors.
+    cur.execute("CREATE TABLE flags (id INT, b BOOLEAN)")
+    cur.execute("INSERT INTO flags VALUES (1, TRUE)")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(f"SELECT id FROM flags WHERE {where}")
+    assert err.value.errno == errno and err.value.raw_msg == message
+    assert cur.execute("SELECT id FROM flags WHERE b = 'yes'").fetchall() == [(1,)]
+
+
 def test_syntax_error_message_names_the_position(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as err:
         cur.execute("SELECT FROM WHERE")

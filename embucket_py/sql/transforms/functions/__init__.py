@@ -20,11 +20,11 @@ from embucket_py.sql.transforms.functions import aggregates as _aggregates  # no
 from embucket_py.sql.transforms.functions import conversion as _conversion  # noqa: E402
 from embucket_py.sql.transforms.functions import datetime as _datetime  # noqa: E402
 from embucket_py.sql.transforms.functions import generation as _generation  # noqa: E402
+from embucket_py.sql.transforms.functions import implicit_casts as _implicit_casts  # noqa: E402
 from embucket_py.sql.transforms.functions import numeric as _numeric  # noqa: E402
-from embucket_py.sql.transforms.functions import text_arguments as _text_arguments  # noqa: E402
 
-# Values given to string functions become text first (the casts added are rewritten as any other).
-_FAMILIES += [_text_arguments.rewrite, _datetime.rewrite, _conversion.rewrite, _numeric.rewrite]
+# Snowflake's implicit conversions first (the casts they add are rewritten as any other).
+_FAMILIES += [_implicit_casts.rewrite, _datetime.rewrite, _conversion.rewrite, _numeric.rewrite]
 _FAMILIES += [_aggregates.rewrite, _generation.rewrite]
 
 # Part B (strings, regex, hashing, conditional): before semi-structured, whose paths and casts

@@ -1,8 +1,11 @@
-"""Numbers, dates, times and booleans given to string functions become text first, as Snowflake
-converts them implicitly: `UPPER(42)` is '42', `LTRIM(n, '0')`, `CONTAINS(id, '2')`,
-`REPLACE(d, '-', '')` and `id LIKE '4%'` read the value's text (DataFusion's string functions
-refuse other types). Runs before the other families, so the casts to text it adds are written as
-Snowflake writes those values (a DATE in DATE_OUTPUT_FORMAT, a NUMBER(10,2) as 1.50).
+"""Snowflake's implicit conversions that DataFusion does not make (it refuses the types instead):
+- numbers, dates, times and booleans given to string functions become text: `UPPER(42)` is
+  '42', `LTRIM(n, '0')`, `CONTAINS(id, '2')`, `REPLACE(d, '-', '')` and `id LIKE '4%'` read the
+  value's text;
+- a string literal compared with a BOOLEAN reads as TO_BOOLEAN reads it (`b = 'yes'`,
+  `b IN ('on', 'f')`; other text is 100037 "Boolean value 'x' is not recognized").
+Runs before the other families, so the casts it adds are written as Snowflake writes those
+values (a DATE in DATE_OUTPUT_FORMAT, a NUMBER(10,2) as 1.50) and TO_BOOLEAN is rewritten as any.
 https://docs.snowflake.com/en/sql-reference/data-type-conversion#implicit-conversion-coercion
 """
 
@@ -69,7 +72,27 @@ def _as_text(node: exp.Expression) -> exp.Expression:
     return exp.Cast(this=node, to=exp.DataType.build("VARCHAR")) if _not_text(node) else node
 
 
+def _boolean(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Boolean) or (isinstance(node, exp.Column) and kind_here(node) == "BOOLEAN")
+
+
+def _as_boolean(node: exp.Expression) -> exp.Expression:
+    return exp.ToBoolean(this=node) if isinstance(node, exp.Literal) and node.is_string else node
+
+
+def _boolean_comparisons(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.EQ, exp.NEQ, exp.In)):
+        if isinstance(node, exp.In):
+            if _boolean(node.this):
+                node.set("expressions", [_as_boolean(e) for e in node.expressions])
+        elif _boolean(node.this):
+            node.set("expression", _as_boolean(node.expression))
+        elif _boolean(node.expression):
+            node.set("this", _as_boolean(node.this))
+
+
 def rewrite(tree: exp.Expression) -> exp.Expression:
+    _boolean_comparisons(tree)
     for node in list(tree.find_all(*_TEXT_ARGUMENTS)):
         for key in _TEXT_ARGUMENTS.get(type(node), ()):  # a subclass may take other arguments
             value = node.args.get(key)
