@@ -140,6 +140,13 @@ class DivisionByZero(SnowflakeError):
     sqlstate = "22012"
 
 
+class SingleRowSubquery(SnowflakeError):
+    """A scalar subquery returned more than one row (a runtime error on Snowflake)."""
+
+    code = 90150
+    sqlstate = "22000"
+
+
 class NumberOutOfRange(SnowflakeError):
     """A NUMBER beyond 38 digits: a product, or a quotient at its scale (SUM(x) / n of sums near
     10^32 at scale 8)."""

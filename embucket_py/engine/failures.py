@@ -92,7 +92,7 @@ def from_datafusion(error: Exception) -> SnowflakeError:
     if match := _CHR.search(text):
         return errors.InvalidCharacterCode(f"Invalid character code {match.group(1)} in the CHR input")
     if "Scalar subquery returned more than one row" in text:
-        return SnowflakeError("Single-row subquery returns more than one row.", code=90150, sqlstate="22000")
+        return errors.SingleRowSubquery("Single-row subquery returns more than one row.")
     if "Divide by zero" in text or "DivideByZero" in text or "division by zero" in text.lower():
         return DivisionByZero("Division by zero")
     if match := _CAST_OVERFLOW.search(text):
