@@ -26,6 +26,7 @@ from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.pivot_values import has_pivots, resolve_pivot_values
 from embucket_py.engine.result import QueryResult, ResultColumn, StatementType, columns_of
 from embucket_py.engine.reused_results import REUSED, reuse_enabled
+from embucket_py.engine.set_operations import check_set_operations
 from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationError
 from embucket_py.lru import Lru
 from embucket_py.sql import views
@@ -189,6 +190,8 @@ def _plan_translated(
         attach_functions(df_ctx, tables, translation.sql)
         sql = _over_shared_ctes(df_ctx, translation, cancel) if share else translation.sql
         frame = df_ctx.sql(sql)
+        if tree.find(exp.SetOperation):
+            check_set_operations(df_ctx, frame.logical_plan())
     except SnowflakeError:
         CONTEXTS.give_back(df_ctx)
         raise

@@ -7,6 +7,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from snowflake.connector.errors import ProgrammingError
 
 
 def one(cur: Any, sql: str) -> Any:
@@ -210,6 +211,41 @@ def test_date_trunc_of_a_date_column_is_a_date(cur: Any) -> None:
     cur.execute("SELECT DATE_TRUNC('month', d), TRUNC(d, 'year'), DATE_TRUNC('week', d) FROM dts")
     assert cur.fetchone() == (dt.date(2024, 2, 1), dt.date(2024, 1, 1), dt.date(2024, 2, 26))
     assert [d.type_code for d in cur.description] == [3, 3, 3]  # DATE
+
+
+def test_day_differences_filter_stored_dates(cur: Any) -> None:
+    # A filter on DATEDIFF(day, ...) or on DATE - DATE over a stored table failed inside DataFusion's
+    # row-group pruning ("Only intervals with the same data type are comparable").
+    cur.execute("CREATE TABLE visits (id INT, d DATE)")
+    cur.execute("INSERT INTO visits VALUES (1, '2024-01-02'), (2, '2024-01-30'), (3, NULL)")
+    for condition in (
+        "DATEDIFF(day, d, '2024-02-01') > 10",
+        "DATEDIFF('days', d, '2024-02-01'::DATE) > 10",
+        "'2024-02-01'::DATE - d > 10",
+        "DATEDIFF(week, d, '2024-02-01') >= 4",
+    ):
+        assert cur.execute(f"SELECT id FROM visits WHERE {condition}").fetchall() == [(1,)], condition
+    assert cur.execute("SELECT id FROM visits WHERE d - d = 0 ORDER BY id").fetchall() == [(1,), (2,)]
+    cur.execute("SELECT d - '2024-01-01'::DATE, DATEDIFF(day, d, '2024-01-01') FROM visits ORDER BY id")
+    assert cur.fetchall() == [(1, -1), (29, -29), (None, None)]
+
+
+def test_a_date_compared_with_a_number_is_refused(cur: Any) -> None:
+    # Snowflake has no conversion between NUMBER and DATE; DataFusion read the number as days since
+    # 1970, so `d = 20240102` matched nothing and `d = id` compared days with ids.
+    cur.execute("CREATE TABLE days (id INT, d DATE)")
+    cur.execute("INSERT INTO days VALUES (1, '2024-01-02')")
+    for sql, parameter in (
+        ("SELECT * FROM days WHERE d = 20240102", "'20240102' of type [NUMBER(8,0)]"),
+        ("SELECT * FROM days WHERE 1.50 < d", "'1.50' of type [NUMBER(3,2)]"),
+        ("SELECT * FROM days WHERE d IN ('2024-01-02', 7)", "'7' of type [NUMBER(1,0)]"),
+        ("SELECT * FROM days WHERE d = id", "'id' of type [NUMBER(38,0)]"),
+    ):
+        with pytest.raises(ProgrammingError) as info:
+            cur.execute(sql)
+        assert f"Can not convert parameter {parameter} into expected type [DATE]" in info.value.msg
+        assert info.value.sqlstate == "42601"
+    assert cur.execute("SELECT id FROM days WHERE d = '2024-01-02' AND YEAR(d) = 2024").fetchall() == [(1,)]
 
 
 def test_stored_time_columns_compare_combine_and_compute_with_time_values(cur: Any) -> None:

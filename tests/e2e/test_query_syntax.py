@@ -87,6 +87,36 @@ def test_set_operator_branches_of_different_widths(cur: Any) -> None:
     assert info.value.sqlstate == "42601"
 
 
+@pytest.mark.parametrize(
+    ("branches", "expected", "got"),
+    [
+        (("id", "d"), "DATE", "NUMBER(38,0)"),  # DataFusion read 1 as 1970-01-02 or failed
+        (("d", "id"), "NUMBER(38,0)", "DATE"),
+        (("id", "b"), "BOOLEAN", "NUMBER(38,0)"),
+        (("t", "ts"), "TIMESTAMP_NTZ(9)", "TIME(9)"),
+        (("s", "id", "d"), "DATE", "NUMBER(38,0)"),  # the string took the NUMBER's type first
+    ],
+)
+def test_set_operator_branches_of_types_that_cannot_meet(
+    cur: Any, branches: tuple[str, ...], expected: str, got: str
+) -> None:
+    cur.execute("CREATE TABLE mixed (id INT, d DATE, b BOOLEAN, t TIME, ts TIMESTAMP_NTZ, s VARCHAR)")
+    cur.execute("INSERT INTO mixed VALUES (1, '2024-01-02', TRUE, '10:00:00', '2024-01-02 03:04:05', '7')")
+    for operator in ("UNION ALL", "UNION", "INTERSECT", "EXCEPT"):
+        with pytest.raises(ProgrammingError) as info:
+            cur.execute(f" {operator} ".join(f"SELECT {c} FROM mixed" for c in branches))
+        assert info.value.sqlstate == "42601"
+        assert (
+            "inconsistent data type for result columns for set operator input branches, "
+            f"expected {expected}, got {got}" in info.value.msg
+        )
+    # Types that fold still answer: a string takes the type it meets, NULL any, DATE a TIMESTAMP.
+    cur.execute("SELECT id FROM mixed UNION ALL SELECT s FROM mixed UNION ALL SELECT NULL ORDER BY 1")
+    assert cur.fetchall() == [(1,), (7,), (None,)]
+    cur.execute("SELECT d FROM mixed UNION ALL SELECT ts FROM mixed ORDER BY 1")
+    assert cur.fetchall() == [(datetime.datetime(2024, 1, 2),), (datetime.datetime(2024, 1, 2, 3, 4, 5),)]
+
+
 def test_create_table_with_a_column_list_as_select(cur: Any) -> None:
     cur.execute("CREATE TABLE c (k INT, v TEXT) AS SELECT * FROM VALUES (1, 'a'), (2, 'b')")
     cur.execute("SELECT k, v FROM c ORDER BY k")

@@ -28,6 +28,7 @@ from embucket_py.sql.transforms.functions.temporal import (
     call,
     cast,
     chrono_format,
+    day_number,
     int64,
     intdiv,
     interval,
@@ -260,9 +261,9 @@ def date_diff(part: str, start: exp.Expression, end: exp.Expression) -> exp.Expr
     if part in ("week", "day"):
 
         def days(v: exp.Expression) -> exp.Expression:
-            return cast(_trunc("week", v) if part == "week" else v, "DATE")
+            return day_number(cast(_trunc("week", v) if part == "week" else v, "DATE"))
 
-        diff = int64(sub(days(end), days(start)))
+        diff = sub(days(end), days(start))
         return intdiv(diff, number(7)) if part == "week" else diff
     if part in SECONDS:
         seconds = sub(_epoch(_trunc(part, end), "Second"), _epoch(_trunc(part, start), "Second"))

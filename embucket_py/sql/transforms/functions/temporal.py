@@ -123,6 +123,13 @@ def int64(node: exp.Expression) -> exp.Expression:
     return call("arrow_cast", node, string("Int64"))
 
 
+def day_number(date: exp.Expression) -> exp.Expression:
+    """A DATE's days since 1970 as an integer. Differences of day numbers, not of DATEs: DataFusion's
+    row-group pruning fails on a difference of DATEs compared with a number (it reads the
+    difference as a duration)."""
+    return int64(call("arrow_cast", date, string("Int32")))
+
+
 def intdiv(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     """Integer division truncating toward zero (DataFusion divides integers that way)."""
     return exp.Div(this=paren(int64(a)), expression=paren(int64(b)), typed=True)
