@@ -53,13 +53,14 @@ def is_information_schema(schema: str) -> bool:
 def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContext) -> pa.Table:
     """`build`, with view columns learnt by planning each view in the statement's context."""
     # Imported here: the query planner registers these views, so it imports this module.
-    from embucket_py.engine.query import plan
+    from embucket_py.engine.query import described_schema, plan
     from embucket_py.sql.metadata import select_all
 
     def view_columns(parts: list[str]) -> list[Column]:
         frame, names = plan(tables, select_all(parts), sql_ctx, None)
         return [
-            Column(n, from_arrow_field(f), f.nullable) for n, f in zip(names, frame.schema(), strict=True)
+            Column(n, from_arrow_field(f), f.nullable)
+            for n, f in zip(names, described_schema(frame), strict=True)
         ]
 
     grants = tables.metastore.grants

@@ -45,7 +45,7 @@ from embucket_py.engine.metadata_columns import (
     Columns,
 )
 from embucket_py.engine.parameters import parameter_rows
-from embucket_py.engine.query import plan
+from embucket_py.engine.query import described_schema, plan
 from embucket_py.engine.result import QueryResult, StatementType, constant
 from embucket_py.errors import (
     ObjectNotFound,
@@ -353,7 +353,8 @@ def _view_columns(tables: Tables, parts: list[str], ctx: SqlContext) -> list[Col
     """A view's columns: the names and types of its query's result."""
     frame, names = plan(tables, select_all(parts), ctx, None)
     return [
-        Column(name, from_arrow_field(f), f.nullable) for name, f in zip(names, frame.schema(), strict=True)
+        Column(name, from_arrow_field(f), f.nullable)
+        for name, f in zip(names, described_schema(frame), strict=True)
     ]
 
 

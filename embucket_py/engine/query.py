@@ -317,11 +317,17 @@ def _as_executed(
 
 
 def _executed(planned: pa.Schema, ran: pa.Schema) -> pa.Schema:
-    """`planned` with its numbers and dates typed as a batch that ran (`ran`) has them."""
+    """`planned` with its numbers and dates typed as a batch that ran (`ran`) has them, and
+    its NULLs (`SELECT NULL UNION ALL SELECT id`: the first branch's type was text) as whatever
+    the other branches made them."""
     fields = [
         f.with_type(b.type).with_nullable(True)
         if f.type != b.type
-        and ((_numeric(f.type) and _numeric(b.type)) or (_temporal(f.type) and _temporal(b.type)))
+        and (
+            pa.types.is_null(f.type)
+            or (_numeric(f.type) and _numeric(b.type))
+            or (_temporal(f.type) and _temporal(b.type))
+        )
         else f
         for f, b in zip(planned, ran, strict=True)
     ]
@@ -340,7 +346,22 @@ def describe_query(
     tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText | None
 ) -> QueryResult:
     frame, names = plan(tables, tree, ctx, source)
-    return QueryResult(columns_of(frame.schema(), names), [], StatementType.SELECT)
+    return QueryResult(columns_of(described_schema(frame), names), [], StatementType.SELECT)
+
+
+def described_schema(frame: DataFrame) -> pa.Schema:
+    """The types a planned query's rows will have, without running it: its DataFrame schema with
+    the types set operations bring their branches to (see `_as_executed`), as optimizing the
+    plan finds them."""
+    planned = frame.schema()
+    df_ctx: SessionContext | None = getattr(frame, "session_context", None)
+    if df_ctx is None:
+        return planned
+    try:
+        optimized = df_ctx.create_dataframe_from_logical_plan(frame.optimized_logical_plan()).schema()
+    except Exception as e:
+        raise from_datafusion(e) from None
+    return _executed(planned, optimized)
 
 
 def stream(

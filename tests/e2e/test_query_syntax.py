@@ -117,6 +117,23 @@ def test_set_operator_branches_of_types_that_cannot_meet(
     assert cur.fetchall() == [(datetime.datetime(2024, 1, 2),), (datetime.datetime(2024, 1, 2, 3, 4, 5),)]
 
 
+def test_a_null_first_branch_takes_the_type_of_the_others(cur: Any) -> None:
+    # The first branch's NULL typed the result as text: `SELECT NULL UNION ALL SELECT id` gave '1'.
+    cur.execute("CREATE TABLE typed (id INT, d DATE, ts TIMESTAMP_NTZ, n NUMBER(10,2))")
+    cur.execute("INSERT INTO typed VALUES (1, '2024-01-02', '2024-01-02 03:04:05', 1.5)")
+    cur.execute(
+        "SELECT NULL, NULL, NULL UNION ALL SELECT id, n, d FROM typed UNION ALL SELECT 2, 3, ts FROM typed"
+    )
+    assert sorted(cur.fetchall(), key=str) == [
+        (1, Decimal("1.50"), datetime.datetime(2024, 1, 2)),
+        (2, Decimal("3.00"), datetime.datetime(2024, 1, 2, 3, 4, 5)),
+        (None, None, None),
+    ]
+    assert [d.type_code for d in cur.description] == [0, 0, 8]  # NUMBER, NUMBER, TIMESTAMP_NTZ
+    cur.execute("CREATE VIEW nulls_first AS SELECT NULL AS x UNION ALL SELECT n FROM typed")
+    assert cur.execute("DESCRIBE VIEW nulls_first").fetchone()[:2] == ("X", "NUMBER(10,2)")
+
+
 def test_create_table_with_a_column_list_as_select(cur: Any) -> None:
     cur.execute("CREATE TABLE c (k INT, v TEXT) AS SELECT * FROM VALUES (1, 'a'), (2, 'b')")
     cur.execute("SELECT k, v FROM c ORDER BY k")
