@@ -244,3 +244,24 @@ def test_a_string_compared_to_a_number_is_read_as_a_number(cur: Any) -> None:
     assert cur.execute("SELECT n FROM texts WHERE s > 1 ORDER BY n").fetchall() == [(2,), (3,)]
     with pytest.raises(Exception, match="Numeric value 'abc' is not recognized"):
         cur.execute("SELECT 'abc' = 1")
+
+
+def test_a_number_meeting_a_float_as_one_value_is_a_float(cur: Any) -> None:
+    # DataFusion made the FLOAT a NUMBER(30,15): 1e30 was out of range (100046), 2.5 came back as
+    # Decimal('2.500000000000000'). Snowflake makes the NUMBER a FLOAT.
+    cur.execute("CREATE TABLE mix (id INT, n NUMBER(10,2), f FLOAT)")
+    cur.execute("INSERT INTO mix VALUES (1, 1.5, 1e30), (2, 2.25, 2.5)")
+    cur.execute(
+        "SELECT CASE WHEN id = 1 THEN f ELSE n END, IFF(id = 1, n, f), COALESCE(n, f), NVL(f, n), "
+        "GREATEST(n, f), LEAST(id, n, f) FROM mix ORDER BY id"
+    )
+    assert cur.fetchall() == [(1e30, 1.5, 1.5, 1e30, 1e30, 1.0), (2.25, 2.5, 2.25, 2.5, 2.5, 2.0)]
+    assert {d.type_code for d in cur.description} == {1}  # FLOAT
+    cur.execute("SELECT n AS x FROM mix UNION ALL SELECT f FROM mix ORDER BY 1")
+    assert cur.fetchall() == [(1.5,), (2.25,), (2.5,), (1e30,)]
+    assert [(d.name, d.type_code) for d in cur.description] == [("X", 1)]
+    # Numbers alone stay exact.
+    assert cur.execute("SELECT IFF(id = 1, n, 2) FROM mix ORDER BY id").fetchall() == [
+        (Decimal("1.50"),),
+        (Decimal("2.00"),),
+    ]

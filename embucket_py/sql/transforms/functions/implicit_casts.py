@@ -6,7 +6,10 @@
   `b IN ('on', 'f')`; other text is 100037 "Boolean value 'x' is not recognized");
 - a NUMBER compared with a DATE is refused, as Snowflake has no conversion between them
   (DataFusion read the number as days since 1970: `d = 20240102` matched nothing);
-- a DATE minus a DATE is the number of days between them, as day numbers (`temporal.day_number`).
+- a DATE minus a DATE is the number of days between them, as day numbers (`temporal.day_number`);
+- a NUMBER meeting a FLOAT as one value (CASE, IFF, COALESCE/NVL, GREATEST, LEAST, the columns
+  of set operations) is a FLOAT, as Snowflake makes it (DataFusion made the FLOAT a
+  NUMBER(30,15): 1e30 was out of range, 2.5 came back as 2.500000000000000).
 Runs before the other families, so the casts it adds are written as Snowflake writes those
 values (a DATE in DATE_OUTPUT_FORMAT, a NUMBER(10,2) as 1.50) and TO_BOOLEAN is rewritten as any.
 https://docs.snowflake.com/en/sql-reference/data-type-conversion#implicit-conversion-coercion
@@ -131,9 +134,95 @@ def _date_differences(tree: exp.Expression) -> None:
             node.replace(sub(day_number(node.this), day_number(node.expression)))
 
 
+_FLOAT_RESULTS = (exp.Sqrt, exp.Ln, exp.Log, exp.Exp, exp.Pow, exp.Stddev, exp.StddevPop, exp.StddevSamp)
+_FLOAT_RESULTS += (exp.Variance, exp.VariancePop, exp.Corr, exp.CovarPop, exp.CovarSamp, exp.Rand)
+_SAME_TYPE = (exp.Paren, exp.Neg, exp.Window, exp.Abs, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Alias)
+
+
+def _float(node: exp.Expression) -> bool:
+    """A value known to be a FLOAT: a literal with an exponent, a cast to FLOAT, a stored FLOAT
+    column, a function of FLOAT results, and arithmetic with any of them."""
+    while isinstance(node, _SAME_TYPE):
+        node = node.this
+    if isinstance(node, exp.Literal):
+        return not node.is_string and "e" in node.name.lower()
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(exp.DType.DOUBLE, exp.DType.FLOAT)
+    if isinstance(node, exp.Column):
+        return kind_here(node) == "REAL"
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div):
+        return _float(node.this) or _float(node.expression)
+    return isinstance(node, _FLOAT_RESULTS)
+
+
+def _as_float(node: exp.Expression, select_item: bool) -> exp.Expression:
+    """A NUMBER as FLOAT; a select item keeps its name."""
+    if isinstance(node, exp.Alias):
+        node.set("this", _as_float(node.this, False))
+        return node
+    double = exp.Cast(this=node, to=exp.DataType.build("DOUBLE"))
+    return exp.alias_(double, node.output_name) if select_item and isinstance(node, exp.Column) else double
+
+
+def _number(node: exp.Expression) -> bool:
+    return number_scale(node.this if isinstance(node, exp.Alias) else node) is not None
+
+
+def _one_value(values: list[exp.Expression], select_items: bool = False) -> list[exp.Expression]:
+    """`values` that make one value: NUMBERs become FLOATs when a FLOAT is among them."""
+    if any(_float(v) for v in values) and any(_number(v) for v in values):
+        return [_as_float(v, select_items) if _number(v) else v for v in values]
+    return values
+
+
+def _branches(node: exp.Expression) -> list[exp.Select] | None:
+    """The SELECTs a set operation combines (nested ones in their place); None when a branch is
+    something else (VALUES, a parenthesized query)."""
+    if isinstance(node, exp.SetOperation):
+        left, right = _branches(node.this), _branches(node.expression)
+        return None if left is None or right is None else left + right
+    return [node] if isinstance(node, exp.Select) else None
+
+
+def _set_operation_columns(node: exp.SetOperation) -> None:
+    selects = _branches(node)
+    if not selects or any(s.is_star or len(s.expressions) != len(selects[0].expressions) for s in selects):
+        return
+    columns = [
+        _one_value(list(c), select_items=True) for c in zip(*(s.expressions for s in selects), strict=True)
+    ]
+    for i, select in enumerate(selects):
+        select.set("expressions", [column[i] for column in columns])
+
+
+def _floats_meet_numbers(tree: exp.Expression) -> None:
+    for node in list(
+        tree.find_all(exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.SetOperation)
+    ):
+        if isinstance(node, exp.SetOperation):
+            if not isinstance(node.parent, exp.SetOperation):  # nested ones are the outermost's branches
+                _set_operation_columns(node)
+        elif isinstance(node, exp.Case):
+            ifs, default = node.args.get("ifs") or [], node.args.get("default")
+            values = _one_value([i.args["true"] for i in ifs] + ([default] if default else []))
+            for i, value in zip(ifs, values, strict=False):
+                i.set("true", value)
+            if default:
+                node.set("default", values[-1])
+        elif isinstance(node, exp.If):
+            if node.args.get("false") is not None:
+                node.set("true", (values := _one_value([node.args["true"], node.args["false"]]))[0])
+                node.set("false", values[1])
+        else:
+            values = _one_value([node.this, *node.expressions])
+            node.set("this", values[0])
+            node.set("expressions", values[1:])
+
+
 def rewrite(tree: exp.Expression) -> exp.Expression:
     _refuse_dates_with_numbers(tree)
     _date_differences(tree)
+    _floats_meet_numbers(tree)
     _boolean_comparisons(tree)
     for node in list(tree.find_all(*_TEXT_ARGUMENTS)):
         for key in _TEXT_ARGUMENTS.get(type(node), ()):  # a subclass may take other arguments
