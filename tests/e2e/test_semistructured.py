@@ -304,3 +304,20 @@ def test_array_and_object_variables_of_a_block(cur: Any) -> None:
         "FOR i IN 0 TO ARRAY_SIZE(arr) - 1 DO s := s + arr[i]; END FOR; RETURN s + o:k; END $$"
     )
     assert cur.execute(sql).fetchone() == (11,)
+
+
+def test_a_variant_condition_reads_as_its_boolean_and_a_variant_key_as_its_string(cur: Any) -> None:
+    # `WHERE v:active` was refused ("non-boolean predicate"); OBJECT_AGG(v:k, ...) keyed by '"a"'.
+    cur.execute("CREATE TABLE flags (id INT, v VARIANT)")
+    cur.execute(
+        'INSERT INTO flags SELECT 1, PARSE_JSON(\'{"k": "a", "active": true}\') '
+        'UNION ALL SELECT 2, PARSE_JSON(\'{"k": "b", "active": false}\')'
+    )
+    assert cur.execute("SELECT id FROM flags WHERE v:active").fetchall() == [(1,)]
+    assert cur.execute("SELECT id FROM flags WHERE NOT (v:active) OR id > 5").fetchall() == [(2,)]
+    assert cur.execute("SELECT a.id FROM flags a JOIN flags b ON a.v:active AND a.id = b.id").fetchall() == [
+        (1,)
+    ]
+    assert cur.execute("SELECT id FROM flags GROUP BY id, v:active HAVING v:active").fetchall() == [(1,)]
+    (agg,) = cur.execute("SELECT OBJECT_AGG(v:k, id) FROM flags").fetchone()
+    assert json.loads(agg) == {"a": 1, "b": 2}

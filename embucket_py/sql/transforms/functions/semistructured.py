@@ -311,9 +311,9 @@ def _approx_top_k(node: exp.ApproxTopK, window: exp.Window | None) -> exp.Expres
 
 
 def _object_agg(node: exp.ObjectAgg) -> exp.Expression:
-    pair = exp.Anonymous(
-        this="make_array", expressions=[cast(node.this, "VARCHAR"), variant(node.expression)]
-    )
+    # A VARIANT key is its string (`v:k` keys as 'a', not as the JSON text '"a"').
+    key = text(node.this) if _holds_variant(node.this) else cast(node.this, "VARCHAR")
+    pair = exp.Anonymous(this="make_array", expressions=[key, variant(node.expression)])
     return call("sf_object_from_pairs", exp.ArrayAgg(this=pair))
 
 
@@ -552,7 +552,31 @@ def _text_arguments(node: exp.Expression) -> None:
                 arg.replace(text(arg.copy()))
 
 
+# Where a value is a condition: a VARIANT there reads as its BOOLEAN (`WHERE v:active`), which
+# DataFusion refused ("non-boolean predicate").
+_CONDITIONS: dict[type[exp.Expression], tuple[str, ...]] = {
+    exp.Where: ("this",),
+    exp.Having: ("this",),
+    exp.Qualify: ("this",),
+    exp.And: ("this", "expression"),
+    exp.Or: ("this", "expression"),
+    exp.Not: ("this",),
+    exp.If: ("this",),
+    exp.Join: ("on",),
+}
+
+
+def _conditions(node: exp.Expression) -> None:
+    for key in _CONDITIONS.get(type(node), ()):
+        value = node.args.get(key)
+        while isinstance(value, exp.Paren):
+            node, key, value = value, "this", value.this
+        if isinstance(value, exp.Expression) and _holds_variant(value):
+            node.set(key, cast(call("sf_as", value, lit("BOOLEAN")), "BOOLEAN"))
+
+
 def _rewrite_node(node: exp.Expression) -> exp.Expression:
+    _conditions(node)
     if isinstance(node, _TEXT_FUNCTIONS):
         _text_arguments(node)
     if isinstance(node, exp.ArrayAgg):
