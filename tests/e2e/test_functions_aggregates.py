@@ -89,6 +89,38 @@ def test_ignore_nulls_skips_nulls_in_navigation_functions(cur: Any) -> None:
     ]
 
 
+def test_lag_and_lead_with_a_default_computed_per_row(cur: Any) -> None:
+    # DataFusion takes literal defaults only ("only support Literal types"); the default applies
+    # where the partition has no row n away, never to a NULL that is there.
+    cur.execute("CREATE TABLE shifts2 (id INT, g VARCHAR, v INT, w INT)")
+    cur.execute(
+        "INSERT INTO shifts2 VALUES (1, 'a', 10, 100), (2, 'a', NULL, 200), (3, 'a', 30, 300), "
+        "(4, 'b', 40, 400)"
+    )
+    rows = cur.execute(
+        "SELECT LAG(v, 1, w) OVER (PARTITION BY g ORDER BY id), "
+        "LEAD(v, 1, -w) OVER (PARTITION BY g ORDER BY id), "
+        "LAG(v, 2, w + id) OVER (PARTITION BY g ORDER BY id) FROM shifts2 ORDER BY id"
+    ).fetchall()
+    assert rows == [(100, None, 101), (10, 30, 202), (None, -300, 10), (400, -400, 404)]
+
+
+def test_percentile_cont_as_a_window_function(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/percentile_cont: OVER (PARTITION BY)
+    # was refused ("OVER and WITHIN GROUP clause cannot be used together").
+    cur.execute("CREATE TABLE pc (g VARCHAR, x FLOAT)")
+    cur.execute("INSERT INTO pc VALUES ('a', 1), ('a', 2), ('a', 4), ('b', 10), ('b', NULL)")
+    rows = cur.execute(
+        "SELECT g, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY x) OVER (PARTITION BY g), "
+        "PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY x DESC) OVER (PARTITION BY g) FROM pc ORDER BY g, x"
+    ).fetchall()
+    assert rows == [("a", 2.0, 3.0)] * 3 + [("b", 10.0, 10.0)] * 2
+    grouped = cur.execute(
+        "SELECT g, PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY x DESC) FROM pc GROUP BY g ORDER BY g"
+    ).fetchall()
+    assert grouped == [("a", 3.0), ("b", 10.0)]
+
+
 def test_listagg_within_group_as_a_window_function(data: Any) -> None:
     rows = data.execute(
         "SELECT k, LISTAGG(v, ',') WITHIN GROUP (ORDER BY v DESC) OVER (PARTITION BY k) FROM agg "

@@ -200,6 +200,8 @@ def _window(node: exp.Window) -> exp.Expression:
         and not node.args.get("order")
     ):
         return _ordered_window_listagg(node)
+    if isinstance(inner, exp.Lag | exp.Lead) and _computed(inner.args.get("default")):
+        return _shift_with_computed_default(node)
     if name == "CONDITIONAL_CHANGE_EVENT":
         (value,) = inner.expressions
         window = node.copy()
@@ -208,6 +210,34 @@ def _window(node: exp.Window) -> exp.Expression:
         window.set("spec", None)
         return window
     return node
+
+
+def _computed(default: exp.Expression | None) -> bool:
+    while isinstance(default, exp.Paren | exp.Neg | exp.Cast):
+        default = default.this
+    return default is not None and not isinstance(default, exp.Literal | exp.Null | exp.Boolean)
+
+
+def _shift_with_computed_default(node: exp.Window) -> exp.Expression:
+    """LAG/LEAD(x, n, default) with a default computed per row (DataFusion takes literals only):
+    the shifted value where the partition has a row n away, else the default. The row's position
+    comes from ROW_NUMBER over the same window, as the shift counts rows."""
+    shift = node.this
+    offset = shift.args.get("offset") or exp.Literal.number(1)
+    default = shift.args["default"]
+    shifted = node.copy()
+    shifted.this.set("default", None)
+    position = node.copy()
+    position.set("this", exp.RowNumber())
+    if isinstance(shift, exp.Lag):
+        room: exp.Expression = exp.Sub(this=position, expression=exp.Literal.number(1))
+    else:
+        rows = node.copy()
+        rows.set("this", exp.Count(this=exp.Star()))
+        rows.set("order", None)
+        room = exp.Sub(this=rows, expression=position)
+    reached = exp.GTE(this=exp.paren(room), expression=offset.copy())
+    return exp.Case(ifs=[exp.If(this=reached, true=shifted)], default=default)
 
 
 def _ordered_window_listagg(node: exp.Window) -> exp.Expression:
@@ -235,6 +265,18 @@ def _mode(value: exp.Expression) -> exp.Expression:
         return call("sf_mode_integer", int64(value))
     mode = call("sf_mode", value)
     return mode if scale is None else cast(mode, f"NUMBER(38, {scale})")
+
+
+def _windowed_percentile_cont(node: exp.WithinGroup) -> exp.Expression:
+    """PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x) OVER (...) in the call form DataFusion runs
+    over a window (it refuses WITHIN GROUP there); a descending order is the 1 - p quantile."""
+    keys = node.expression.expressions if isinstance(node.expression, exp.Order) else []
+    if len(keys) != 1:
+        raise Unsupported("PERCENTILE_CONT needs one ORDER BY expression")
+    key, quantile = keys[0], node.this.this
+    if key.args.get("desc"):
+        quantile = exp.Sub(this=exp.Literal.number(1), expression=exp.paren(quantile))
+    return call("percentile_cont", key.this if isinstance(key, exp.Ordered) else key, quantile)
 
 
 def _percentile_disc(node: exp.WithinGroup) -> exp.Expression:
@@ -290,6 +332,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if isinstance(node.parent, exp.Window):
             raise Unsupported("PERCENTILE_DISC as a window function")
         return _percentile_disc(node)
+    windowed = isinstance(node.parent, exp.Window)
+    if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileCont) and windowed:
+        return _windowed_percentile_cont(node)
     if isinstance(node, exp.Sum) and is_int64(node.this):
         # Summed as NUMBER(38, 0), as Snowflake sums integers (DataFusion's 64-bit sum wraps).
         return exp.Sum(this=cast(node.this, "NUMBER(38, 0)"))
