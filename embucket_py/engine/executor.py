@@ -105,6 +105,15 @@ class Statement:
         return binding.placeholder_count(self.tree)
 
 
+def _own_text(statement: Statement) -> str:
+    """The statement's text as the client sent it; one statement of several (or of a huge text)
+    as sqlglot writes it."""
+    text = statement.source.text.strip()
+    if ";" in text.rstrip(";") or len(text) > 1_000_000:
+        return statement.text
+    return text
+
+
 class Engine:
     """Runs Snowflake statements over the metastore's Iceberg tables on DataFusion."""
 
@@ -193,10 +202,7 @@ class Engine:
             SnowflakeError: any failure, already in Snowflake's terms.
         """
         start = int(time.time() * 1000)
-        text = statement.source.text.strip()
-        if ";" in text.rstrip(";") or len(text) > 1_000_000:
-            text = statement.text  # one statement of several: its own text, as sqlglot writes it
-        text = catalog_statements.redact(text)  # credentials of volumes and integrations
+        text = catalog_statements.redact(_own_text(statement))  # credentials of volumes and integrations
         tree = history.last_query_ids(statement.tree, self.history, session)
         tree = history.table_sources(tree, session.database, copy=tree is statement.tree)
         statement = Statement(tree, statement.source)
@@ -255,6 +261,7 @@ class Engine:
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
             return warehouses.run(tables.warehouses, session, warehouse_statement)
         ctx = self.sql_context(session, query_id)
+        ctx.values["CURRENT_STATEMENT"] = _own_text(statement)
         if _may_be_access_statement(tree) and (access_statement := sql_access.parse(statement.text)):
             return access_statements.run(self.metastore, session, access_statement, ctx)
         dynamic_statement = dynamic_sql.dynamic_statement(tree, ctx)

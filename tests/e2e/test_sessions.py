@@ -118,6 +118,9 @@ def test_current_user_version_and_session(server: Server) -> None:
         assert user == "EMBUCKET"
         assert version
         assert session == str(conn.session_id)
+        # https://docs.snowflake.com/en/sql-reference/functions/current_statement
+        sql = "SELECT CURRENT_STATEMENT() AS s, 1 + 1"
+        assert conn.cursor().execute(f"  {sql}  ").fetchone() == (sql, 2)
 
 
 def test_login_with_gzip_body_then_gzip_query(server: Server) -> None:
