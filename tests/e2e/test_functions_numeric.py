@@ -76,6 +76,22 @@ def test_ratios_of_number_columns_are_exact_numbers(cur: Any) -> None:
     assert [(d.type_code, d.scale) for d in cur.description] == [(0, 8), (0, 6), (0, 8), (0, 10), (1, None)]
 
 
+def test_ratios_through_nullif_coalesce_iff_and_case_stay_exact(cur: Any) -> None:
+    # The share-of-total idiom divided as DOUBLE (NULLIF and COALESCE hid the NUMBERs' scales).
+    cur.execute("CREATE TABLE shares (id INT, amt NUMBER(10, 2))")
+    cur.execute("INSERT INTO shares VALUES (1, 10), (2, 20), (3, NULL)")
+    cur.execute(
+        "SELECT IFNULL(amt, 0) / NULLIF(SUM(amt) OVER (), 0), IFF(id = 1, amt, NULL) / 4, "
+        "CASE WHEN id < 3 THEN amt ELSE 0 END / 3 FROM shares ORDER BY id"
+    )
+    assert [tuple(str(v) for v in row) for row in cur.fetchall()] == [
+        ("0.33333333", "2.50000000", "3.33333333"),
+        ("0.66666667", "None", "6.66666667"),
+        ("0E-8", "None", "0E-8"),
+    ]
+    assert [(d.type_code, d.scale) for d in cur.description] == [(0, 8), (0, 8), (0, 8)]
+
+
 def test_unqualified_columns_of_a_join_keep_their_number_types(cur: Any) -> None:
     """A column named without its table in a join is typed as its table declares it: the same
     NUMBER scales as when qualified or alone (it was divided as a DOUBLE: 3.3333333333333335)."""

@@ -49,7 +49,8 @@ _INTEGER_TYPES = (exp.DType.INT, exp.DType.BIGINT, exp.DType.SMALLINT, exp.DType
 def number_scale(node: exp.Expression) -> int | None:
     """The scale of a NUMBER the SQL shows: a number literal, a cast to NUMBER(p, s) or an integer
     type, a stored NUMBER(p, s) column, and arithmetic, COUNT, SUM, MIN, MAX and AVG (also as
-    window functions) over such NUMBERs, by Snowflake's rules; None otherwise (a FLOAT anywhere)."""
+    window functions), NULLIF, COALESCE/NVL, IFF and CASE over such NUMBERs, by Snowflake's rules;
+    None otherwise (a FLOAT anywhere)."""
     literal = _literal_scale(node)
     if literal is not None:
         return literal
@@ -75,7 +76,26 @@ def number_scale(node: exp.Expression) -> int | None:
         if isinstance(node, exp.Mul):
             return min(s1 + s2, max(s1, s2, 12))
         return quotient_scale(s1) if isinstance(node, exp.Div) else max(s1, s2)
+    if isinstance(node, exp.Nullif):
+        return number_scale(node.this)
+    choices = _choices(node)
+    if choices is not None:
+        # NULL takes any type; the NUMBERs meet at the largest scale.
+        scales = [number_scale(c) for c in choices if not isinstance(c, exp.Null)]
+        return max(scales) if scales and None not in scales else None  # type: ignore[type-var]
     return fixed_scale(stored_kind(node, active()))
+
+
+def _choices(node: exp.Expression) -> list[exp.Expression] | None:
+    """The values one of which COALESCE/NVL, IFF or CASE gives; None for other expressions."""
+    if isinstance(node, exp.Coalesce):
+        return [node.this, *node.expressions]
+    if isinstance(node, exp.If):
+        return [v for v in (node.args.get("true"), node.args.get("false")) if v is not None]
+    if isinstance(node, exp.Case):
+        default = node.args.get("default")
+        return [i.args["true"] for i in node.args.get("ifs") or []] + ([default] if default else [])
+    return None
 
 
 def quotient_scale(dividend_scale: int) -> int:
