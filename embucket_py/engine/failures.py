@@ -45,6 +45,46 @@ _UNCAST_KINDS |= {"Timestamp": "TIMESTAMP_NTZ", "Boolean": "BOOLEAN"}
 _UNPARSED_TIMESTAMP = re.compile(r"Error parsing timestamp from '(.*?)'", re.S)
 # pyarrow's failed text cast.
 _UNPARSED = re.compile(r"Failed to parse string: '(.*?)' as a scalar of type", re.S)
+# Operands of types DataFusion cannot bring together (its first line says only "type_coercion").
+_TYPE = r"(\w+(?:\([^)]*\))?)"  # an Arrow type as DataFusion prints it: Boolean, Decimal128(10, 2)
+_UNCOMPARED = re.compile(rf"Cannot infer common argument type for comparison operation {_TYPE} (\S+) {_TYPE}")
+_UNCOMPUTED = re.compile(rf"Cannot coerce arithmetic expression {_TYPE} (\S+) {_TYPE} to valid types")
+_UNUNITED = re.compile(rf"Previous inputs were of type {_TYPE}, but got incompatible type {_TYPE} on")
+# Arrow type names (as DataFusion prints them) -> Snowflake's.
+_ARROW_NAMES = [
+    (re.compile(r"U?Int\d+$"), "NUMBER(38,0)"),
+    (re.compile(r"Decimal(?:128|256)\((\d+), (\d+)\)$"), r"NUMBER(\1,\2)"),
+    (re.compile(r"Float\d+$"), "FLOAT"),
+    (re.compile(r"(?:Large)?Utf8(?:View)?$"), "VARCHAR(16777216)"),
+    (re.compile(r"(?:Large)?Binary(?:View)?$"), "BINARY(8388608)"),
+    (re.compile(r"Boolean$"), "BOOLEAN"),
+    (re.compile(r"Date(?:32|64)$"), "DATE"),
+    (re.compile(r"Time(?:32|64)\(.*$"), "TIME(9)"),
+    (re.compile(r"Timestamp\(.*$"), "TIMESTAMP_NTZ(9)"),
+]
+
+
+def _snowflake_name(arrow_name: str) -> str:
+    for pattern, name in _ARROW_NAMES:
+        if pattern.match(arrow_name):
+            return pattern.sub(name, arrow_name)
+    return arrow_name.upper()
+
+
+def _mistyped(text: str) -> SnowflakeError | None:
+    """Snowflake's errors for operands and set-operation branches of types that do not meet."""
+    if match := _UNCOMPARED.search(text) or _UNCOMPUTED.search(text):
+        left, operator, right = match.groups()
+        return errors.InvalidArgumentTypes(
+            f"Invalid argument types for function '{operator}': "
+            f"({_snowflake_name(left)}, {_snowflake_name(right)})"
+        )
+    if match := _UNUNITED.search(text):
+        return SqlCompilationError(
+            "inconsistent data type for result columns for set operator input branches, "
+            f"expected {_snowflake_name(match[2])}, got {_snowflake_name(match[1])}"
+        )
+    return None
 
 
 def from_storage(error: OSError) -> SnowflakeError:
@@ -133,6 +173,8 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return SqlCompilationError(
             f"Unknown function {name.upper() if name == name.lower() else name}", code=2140
         )
+    if (mistyped := _mistyped(text)) is not None:
+        return mistyped
     if "Aggregate functions are not allowed in the WHERE clause" in text:
         return SqlCompilationError("Invalid aggregate function in where clause", code=2035)
     if "Error during planning" in text or "Schema error" in text:

@@ -50,6 +50,31 @@ def test_errors_of_a_lookups_filter_keep_their_codes(cur: Any, where: str, errno
     assert cur.execute("SELECT id FROM flags WHERE b = 'yes'").fetchall() == [(1,)]
 
 
+@pytest.mark.parametrize(
+    ("sql", "errno", "message"),
+    [
+        ("SELECT n * b FROM typed", 1044, "Invalid argument types for function '*': (NUMBER(10,2), BOOLEAN)"),
+        (
+            "SELECT id FROM typed WHERE b > 1",
+            1044,
+            "Invalid argument types for function '>': (BOOLEAN, NUMBER(38,0))",
+        ),
+        (
+            "SELECT b FROM typed UNION ALL SELECT 'x'",
+            2,
+            "inconsistent data type for result columns for set operator input branches, "
+            "expected VARCHAR(16777216), got BOOLEAN",
+        ),
+    ],
+)
+def test_operands_of_types_that_do_not_meet_are_named(cur: Any, sql: str, errno: int, message: str) -> None:
+    # DataFusion's first line said only "type_coercion".
+    cur.execute("CREATE TABLE typed (id INT, n NUMBER(10, 2), b BOOLEAN)")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(sql)
+    assert err.value.errno == errno and err.value.raw_msg == f"SQL compilation error:\n{message}"
+
+
 def test_syntax_error_message_names_the_position(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as err:
         cur.execute("SELECT FROM WHERE")
