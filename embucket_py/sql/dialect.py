@@ -6,7 +6,7 @@ only what differs. Casts go through the one type mapping in `embucket_py.types`.
 
 from __future__ import annotations
 
-from sqlglot import exp
+from sqlglot import exp, transforms
 from sqlglot.dialects.postgres import Postgres
 
 from embucket_py.types import SfType, parse_sql_type
@@ -51,6 +51,19 @@ def _integral(node: exp.Expression) -> bool:
     return False
 
 
+def _eliminate_qualify(select: exp.Expression) -> exp.Expression:
+    """sqlglot's QUALIFY elimination (a filter over a subquery that computes the window), with a
+    star staying the query's own columns: `SELECT * ... QUALIFY ROW_NUMBER() ... = 1` also
+    returned the window's helper column (dbt's deduplicate)."""
+    star = isinstance(select, exp.Select) and bool(select.args.get("qualify")) and select.is_star
+    own = set(select.named_selects) if star else set()
+    result = transforms.eliminate_qualify(select)
+    if star and result is not select:
+        added = [name for name in select.named_selects if name not in own]  # `select` is the inner one now
+        result.set("expressions", [exp.Star(except_=[exp.column(name) for name in added])])
+    return result
+
+
 class DataFusion(Postgres):
     # DataFusion looks table functions such as range() up by their lower-case names.
     NORMALIZE_FUNCTIONS = "lower"
@@ -60,6 +73,9 @@ class DataFusion(Postgres):
         TRANSFORMS = {k: v for k, v in Postgres.Generator.TRANSFORMS.items() if k is not exp.TryCast}
         # Postgres writes XOR as `#`, which DataFusion does not parse; its XOR is `^`.
         TRANSFORMS[exp.BitwiseXor] = lambda self, e: self.binary(e, "^")
+        TRANSFORMS[exp.Select] = transforms.preprocess(
+            [transforms.eliminate_semi_and_anti_joins, _eliminate_qualify]
+        )
 
         def datatype_sql(self, expression: exp.DataType) -> str:
             sf = snowflake_type(expression)

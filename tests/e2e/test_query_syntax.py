@@ -487,3 +487,18 @@ def test_a_date_meeting_a_timestamp_keeps_the_time_of_day(cur: Any) -> None:
     )
     cur.execute("CREATE TABLE unioned AS SELECT d AS x FROM moments UNION ALL SELECT ts FROM moments")
     assert cur.execute("SELECT MAX(x) FROM unioned").fetchone() == (datetime.datetime(2024, 1, 1, 10),)
+
+
+def test_qualify_under_a_star_returns_the_querys_own_columns(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/constructs/qualify: the window QUALIFY filters on
+    # was returned as an extra column (_W) under `SELECT *` (dbt's deduplicate writes this).
+    cur.execute("CREATE TABLE events (id INT, name VARCHAR, amt NUMBER(10, 2))")
+    cur.execute("INSERT INTO events VALUES (1, 'x', 1.5), (1, 'y', 2.5), (2, 'z', 3)")
+    cur.execute(
+        "SELECT * FROM events QUALIFY ROW_NUMBER() OVER (PARTITION BY id ORDER BY amt DESC) = 1 ORDER BY id"
+    )
+    assert [d.name for d in cur.description] == ["ID", "NAME", "AMT"]
+    assert cur.fetchall() == [(1, "y", Decimal("2.50")), (2, "z", Decimal("3.00"))]
+    cur.execute("SELECT e.*, amt * 2 AS dbl FROM events e QUALIFY RANK() OVER (ORDER BY amt) <= 1")
+    assert [d.name for d in cur.description] == ["ID", "NAME", "AMT", "DBL"]
+    assert cur.fetchall() == [(1, "x", Decimal("1.50"), Decimal("3.00"))]
