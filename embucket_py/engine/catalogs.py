@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from embucket_py import naming
 from embucket_py.catalog import external, storage, volumes
 from embucket_py.catalog.metastore import Metastore
-from embucket_py.engine.metadata_columns import TEXT, TIMESTAMP_LTZ, Columns
+from embucket_py.engine.metadata_columns import EMPTY_KINDS, TEXT, Columns
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import SqlCompilationError, already_exists, object_not_found
 from embucket_py.sql.catalogs import (
@@ -31,14 +31,7 @@ from embucket_py.sql.catalogs import (
 from embucket_py.sql.names import like_matches
 
 SHOW_VOLUMES: Columns = [("name", TEXT), ("allow_writes", TEXT), ("comment", TEXT)]
-SHOW_INTEGRATIONS: Columns = [
-    ("name", TEXT),
-    ("type", TEXT),
-    ("category", TEXT),
-    ("enabled", TEXT),
-    ("comment", TEXT),
-    ("created_on", TIMESTAMP_LTZ),
-]
+SHOW_INTEGRATIONS = EMPTY_KINDS["INTEGRATIONS"]
 DESCRIBE_VOLUME: Columns = [
     ("parent_property", TEXT),
     ("property", TEXT),
@@ -150,10 +143,15 @@ def _show(metastore: Metastore, d: ShowObjects) -> QueryResult:
             if d.like is None or like_matches(d.like, v.name)
         ]
         return constant(SHOW_VOLUMES, rows, StatementType.SHOW)
+    return show_integrations(metastore, d.like)
+
+
+def show_integrations(metastore: Metastore, like: str | None) -> QueryResult:
+    """SHOW [CATALOG] INTEGRATIONS: the catalog integrations, the only integrations here."""
     rows = [
         (i.name, "ICEBERG_REST", "CATALOG", str(i.enabled).lower(), i.comment or "", _utc(i.created_on))
         for i in metastore.integrations.all()
-        if d.like is None or like_matches(d.like, i.name)
+        if like is None or like_matches(like, i.name)
     ]
     return constant(SHOW_INTEGRATIONS, rows, StatementType.SHOW)
 

@@ -21,13 +21,14 @@ from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import access, keys, routines, sequences, variables, warehouses
+from embucket_py.engine import access, catalogs, keys, routines, sequences, variables, warehouses
 from embucket_py.engine.dynamic_tables import DYNAMIC_PROPERTY
 from embucket_py.engine.metadata_columns import (
     COLUMNS,
     DATABASES,
     DESCRIBE_CONTAINER,
     DESCRIBE_TABLE,
+    EMPTY_KINDS,
     FUNCTIONS,
     OBJECTS,
     OWNER,
@@ -128,6 +129,8 @@ def show(
     if d.kind == "WAREHOUSES":
         rows = _filtered(warehouses.show_rows(tables.warehouses, session), d)
         return _result(WAREHOUSES, rows, StatementType.SHOW)
+    if d.kind in EMPTY_KINDS:
+        return _show_empty(tables, d)
     if d.kind == "VIEWS":
         rows = _filtered(_visible(tables, session, list(_view_rows(tables, d)), "TABLE"), d)
         return _result(TERSE if d.terse else VIEWS, rows, StatementType.SHOW)
@@ -146,6 +149,24 @@ def show(
     if d.terse:
         return _result(TERSE, rows, StatementType.SHOW)
     return _result(TABLES if d.kind == "TABLES" else OBJECTS, rows, StatementType.SHOW)
+
+
+def _show_empty(tables: Tables, d: ShowDef) -> QueryResult:
+    """SHOW of a kind of object this server has none of: the kind's columns and no rows, once the
+    database or schema of an IN clause is found. SHOW INTEGRATIONS lists the catalog integrations.
+
+    Raises:
+        ObjectNotFound: the database or schema of the IN clause does not exist.
+        Unsupported: TERSE of a kind without a TERSE form.
+    """
+    key = f"TERSE {d.kind}" if d.terse else d.kind
+    if key not in EMPTY_KINDS:
+        raise Unsupported(f"SHOW {key} is not supported.")
+    if d.scope != "ACCOUNT":
+        _schemas_in_scope(tables, d)
+    if d.kind == "INTEGRATIONS":
+        return catalogs.show_integrations(tables.metastore, d.like)
+    return _result(EMPTY_KINDS[key], [], StatementType.SHOW)
 
 
 def _visible(tables: Tables, session: Session, rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

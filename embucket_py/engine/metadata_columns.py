@@ -285,3 +285,93 @@ WAREHOUSES: Columns = [
 
 # https://docs.snowflake.com/en/sql-reference/sql/desc-warehouse#output
 DESCRIBE_WAREHOUSE: Columns = [("created_on", TIMESTAMP_LTZ), ("name", TEXT), ("kind", TEXT)]
+
+# --- kinds of objects this server has none of ----------------------------------------------------
+
+# The counts and ids among the columns below; `*_on` columns are timestamps and the rest text.
+_NUMBERS = {
+    "rows",
+    "bytes",
+    "transaction",
+    "session",
+    "entries_in_allowed_ip_list",
+    "entries_in_blocked_ip_list",
+    "entries_in_allowed_network_rules",
+    "entries_in_blocked_network_rules",
+}
+
+
+def _typed(names: str) -> Columns:
+    return [
+        (n, TIMESTAMP_LTZ if n.endswith("_on") else NUMBER if n in _NUMBERS else TEXT) for n in names.split()
+    ]
+
+
+_INTEGRATIONS = _typed("name type category enabled comment created_on")
+# SHOW <kind> (and SHOW TERSE <kind>, where the kind has TERSE) for the kinds in
+# sql/metadata.py EMPTY_SCHEMA_KINDS and EMPTY_ACCOUNT_KINDS: Snowflake's output columns, answered
+# with no rows (SHOW INTEGRATIONS still lists the catalog integrations). Where a page has no
+# Output table, its examples' columns.
+EMPTY_KINDS: dict[str, Columns] = {
+    # https://docs.snowflake.com/en/sql-reference/sql/show-materialized-views#output
+    "MATERIALIZED VIEWS": _typed(
+        "created_on name reserved database_name schema_name cluster_by rows bytes source_database_name"
+        " source_schema_name source_table_name refreshed_on compacted_on owner invalid invalid_reason"
+        " behind_by comment text is_secure automatic_clustering owner_role_type"
+    ),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-pipes#output
+    "PIPES": _typed(
+        "created_on name database_name schema_name definition owner notification_channel comment"
+        " integration pattern error_integration owner_role_type invalid_reason kind"
+    ),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-external-tables#output
+    "EXTERNAL TABLES": _typed(
+        "created_on name database_name schema_name invalid invalid_reason owner comment stage location"
+        " file_format_name file_format_type cloud region notification_channel last_refreshed_on"
+        " table_format last_refresh_details owner_role_type"
+    ),
+    "TERSE EXTERNAL TABLES": TERSE,
+    # https://docs.snowflake.com/en/sql-reference/sql/show-tags#examples
+    "TAGS": _typed("created_on name database_name schema_name owner comment allowed_values owner_role_type"),
+    # One list for every type of integration:
+    # https://docs.snowflake.com/en/sql-reference/sql/show-integrations#output
+    "INTEGRATIONS": _INTEGRATIONS,
+    "API INTEGRATIONS": _INTEGRATIONS,
+    "EXTERNAL ACCESS INTEGRATIONS": _INTEGRATIONS,
+    "SECURITY INTEGRATIONS": _INTEGRATIONS,
+    "STORAGE INTEGRATIONS": _INTEGRATIONS,
+    # https://docs.snowflake.com/en/sql-reference/sql/show-notification-integrations#output
+    "NOTIFICATION INTEGRATIONS": [*_INTEGRATIONS, ("direction", TEXT)],
+    # https://docs.snowflake.com/en/sql-reference/sql/show-network-policies#examples
+    "NETWORK POLICIES": _typed(
+        "created_on name comment entries_in_allowed_ip_list entries_in_blocked_ip_list"
+        " entries_in_allowed_network_rules entries_in_blocked_network_rules"
+    ),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-masking-policies#example
+    "MASKING POLICIES": _typed(
+        "created_on name database_name schema_name kind owner comment options owner_role_type"
+    ),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-row-access-policies#examples
+    "ROW ACCESS POLICIES": _typed(
+        "created_on name database_name schema_name kind owner comment options owner_role_type"
+    ),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-alerts#output, less runbook, config and
+    # was_auto_suspended: the page has them arrive with behavior change bundle 2026_04.
+    "ALERTS": _typed(
+        "created_on name database_name schema_name owner comment warehouse schedule state condition"
+        " action owner_role_type"
+    ),
+    "TERSE ALERTS": _typed("created_on name kind database_name schema_name schedule state"),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-shares#examples
+    "SHARES": _typed("created_on kind owner_account name database_name to owner comment listing_global_name"),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-event-tables#output
+    "EVENT TABLES": _typed("created_on name database_name schema_name owner comment owner_role_type"),
+    "TERSE EVENT TABLES": _typed("created_on name database_name schema_name"),
+    # https://docs.snowflake.com/en/sql-reference/sql/show-hybrid-tables#output
+    "HYBRID TABLES": _typed(
+        "created_on name database_name schema_name owner rows bytes comment owner_role_type"
+    ),
+    "TERSE HYBRID TABLES": TERSE,
+    # https://docs.snowflake.com/en/sql-reference/sql/show-locks#output
+    "LOCKS": _typed("resource type transaction transaction_started_on status acquired_on query_id session"),
+}

@@ -1,13 +1,14 @@
 """SHOW, DESCRIBE, SET and UNSET trees -> plain descriptions, so the engine never walks them.
 
-sqlglot parses most SHOW forms into `exp.Show`; SHOW PARAMETERS and SHOW VARIABLES fall back to
-`exp.Command`, and UNSET is not a statement to it at all (it reads `UNSET x` as a column alias),
-so those are read back from tokens here.
+sqlglot parses most SHOW forms into `exp.Show`; SHOW PARAMETERS, SHOW VARIABLES and the SHOWs of
+kinds this server has no objects of fall back to `exp.Command`, and UNSET is not a statement to it
+at all (it reads `UNSET x` as a column alias), so those are read back from tokens here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer, TokenType
@@ -35,6 +36,37 @@ SHOW_KINDS = (
 )
 # Declared constraints: https://docs.snowflake.com/en/sql-reference/sql/show-primary-keys
 KEY_KINDS = ("PRIMARY KEYS", "UNIQUE KEYS", "IMPORTED KEYS")
+# Kinds of objects this server has none of: SHOW answers with their columns and no rows
+# (engine/metadata_columns.py EMPTY_KINDS). Those in schemas take IN as SHOW TABLES does; account
+# objects take LIKE only (SHOW LOCKS: IN ACCOUNT).
+EMPTY_SCHEMA_KINDS = (
+    "MATERIALIZED VIEWS",
+    "PIPES",
+    "EXTERNAL TABLES",
+    "TAGS",
+    "MASKING POLICIES",
+    "ROW ACCESS POLICIES",
+    "ALERTS",
+    "EVENT TABLES",
+    "HYBRID TABLES",
+)
+EMPTY_ACCOUNT_KINDS = (
+    "INTEGRATIONS",
+    "API INTEGRATIONS",
+    "EXTERNAL ACCESS INTEGRATIONS",
+    "NOTIFICATION INTEGRATIONS",
+    "SECURITY INTEGRATIONS",
+    "STORAGE INTEGRATIONS",
+    "NETWORK POLICIES",
+    "SHARES",
+    "LOCKS",
+)
+_EMPTY_KIND = re.compile(
+    r"^(?P<terse>TERSE\s+)?(?P<kind>"
+    + "|".join(k.replace(" ", r"\s+") for k in (*EMPTY_SCHEMA_KINDS, *EMPTY_ACCOUNT_KINDS))
+    + r")\b(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 _STRING_TOKENS = (TokenType.STRING, TokenType.RAW_STRING)
 
@@ -112,8 +144,11 @@ def show_def(tree: exp.Expression, ctx: SqlContext) -> ShowDef:
     if isinstance(tree, exp.Command):
         rest = tree.expression
         text = (rest.name if isinstance(rest, exp.Expression) else str(rest or "")).strip()
-        if text.upper().startswith("USER FUNCTIONS"):  # the user's functions, as SHOW FUNCTIONS
+        if text.upper().startswith(("USER FUNCTIONS", "USER PROCEDURES")):
+            # The user's own, as SHOW FUNCTIONS / PROCEDURES (which list no built-ins here).
             (tree,) = parse(f"SHOW {text[len('USER') :]}")
+        elif (empty := _EMPTY_KIND.match(text)) is not None:
+            return _show_empty(empty, ctx)
         else:
             return _show_command(text)
     assert isinstance(tree, exp.Show)
@@ -162,6 +197,18 @@ def _scope(
         database, schema, name = qualify(table_parts(table), ctx, "show")
         return "TABLE", database, schema, name
     raise Unsupported(f"SHOW {kind} IN {scope_kind} is not supported.")
+
+
+def _show_empty(match: re.Match[str], ctx: SqlContext) -> ShowDef:
+    """SHOW of a kind in EMPTY_SCHEMA_KINDS or EMPTY_ACCOUNT_KINDS: its clauses read as those of
+    SHOW TABLES (schema objects) or SHOW DATABASES (account objects), whose forms they share."""
+    kind = " ".join(match["kind"].upper().split())
+    stand_in = "TABLES" if kind in EMPTY_SCHEMA_KINDS else "DATABASES"
+    (tree,) = parse(f"SHOW {'TERSE ' if match['terse'] else ''}{stand_in}{match['rest']}")
+    shown = replace(show_def(tree, ctx), kind=kind)
+    if shown.scope == "TABLE" or (stand_in == "DATABASES" and shown.scope != "ACCOUNT"):
+        raise Unsupported(f"SHOW {kind} IN {shown.scope} is not supported.")
+    return shown
 
 
 def _show_command(text: str) -> ShowDef:

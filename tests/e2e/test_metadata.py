@@ -128,6 +128,24 @@ DESCRIBE_TABLE = [
     "policy name",
     "privacy domain",
 ]
+SHOW_PROCEDURES = [
+    "created_on",
+    "name",
+    "schema_name",
+    "is_builtin",
+    "is_aggregate",
+    "is_ansi",
+    "min_num_arguments",
+    "max_num_arguments",
+    "arguments",
+    "description",
+    "catalog_name",
+    "is_table_function",
+    "valid_for_clustering",
+    "is_secure",
+    "secrets",
+    "external_access_integrations",
+]
 SHOW_PARAMETERS = ["key", "value", "default", "level", "description", "type"]
 SHOW_VARIABLES = ["session_id", "created_on", "updated_on", "name", "value", "type", "comment"]
 
@@ -293,6 +311,219 @@ def test_show_views(cur: SnowflakeCursor, database: str) -> None:
     cur.execute("show terse views")
     assert names(cur) == TERSE
     assert [r[1:] for r in cur.fetchall()] == [("V", "VIEW", database, "PUBLIC")]
+
+
+# --- SHOW of kinds this server has no objects of -------------------------------------------------
+
+INTEGRATION_COLUMNS = ["name", "type", "category", "enabled", "comment", "created_on"]
+EMPTY_SHOWS = {
+    "materialized views": [
+        "created_on",
+        "name",
+        "reserved",
+        "database_name",
+        "schema_name",
+        "cluster_by",
+        "rows",
+        "bytes",
+        "source_database_name",
+        "source_schema_name",
+        "source_table_name",
+        "refreshed_on",
+        "compacted_on",
+        "owner",
+        "invalid",
+        "invalid_reason",
+        "behind_by",
+        "comment",
+        "text",
+        "is_secure",
+        "automatic_clustering",
+        "owner_role_type",
+    ],
+    "pipes": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "definition",
+        "owner",
+        "notification_channel",
+        "comment",
+        "integration",
+        "pattern",
+        "error_integration",
+        "owner_role_type",
+        "invalid_reason",
+        "kind",
+    ],
+    "external tables": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "invalid",
+        "invalid_reason",
+        "owner",
+        "comment",
+        "stage",
+        "location",
+        "file_format_name",
+        "file_format_type",
+        "cloud",
+        "region",
+        "notification_channel",
+        "last_refreshed_on",
+        "table_format",
+        "last_refresh_details",
+        "owner_role_type",
+    ],
+    "terse external tables": TERSE,
+    "tags": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "owner",
+        "comment",
+        "allowed_values",
+        "owner_role_type",
+    ],
+    "api integrations": INTEGRATION_COLUMNS,
+    "external access integrations": INTEGRATION_COLUMNS,
+    "security integrations": INTEGRATION_COLUMNS,
+    "storage integrations": INTEGRATION_COLUMNS,
+    "notification integrations": [*INTEGRATION_COLUMNS, "direction"],
+    "network policies": [
+        "created_on",
+        "name",
+        "comment",
+        "entries_in_allowed_ip_list",
+        "entries_in_blocked_ip_list",
+        "entries_in_allowed_network_rules",
+        "entries_in_blocked_network_rules",
+    ],
+    "masking policies": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "kind",
+        "owner",
+        "comment",
+        "options",
+        "owner_role_type",
+    ],
+    "row access policies": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "kind",
+        "owner",
+        "comment",
+        "options",
+        "owner_role_type",
+    ],
+    "alerts": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "owner",
+        "comment",
+        "warehouse",
+        "schedule",
+        "state",
+        "condition",
+        "action",
+        "owner_role_type",
+    ],
+    "terse alerts": ["created_on", "name", "kind", "database_name", "schema_name", "schedule", "state"],
+    "shares": [
+        "created_on",
+        "kind",
+        "owner_account",
+        "name",
+        "database_name",
+        "to",
+        "owner",
+        "comment",
+        "listing_global_name",
+    ],
+    "event tables": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "owner",
+        "comment",
+        "owner_role_type",
+    ],
+    "terse event tables": ["created_on", "name", "database_name", "schema_name"],
+    "hybrid tables": [
+        "created_on",
+        "name",
+        "database_name",
+        "schema_name",
+        "owner",
+        "rows",
+        "bytes",
+        "comment",
+        "owner_role_type",
+    ],
+    "terse hybrid tables": TERSE,
+    "locks": [
+        "resource",
+        "type",
+        "transaction",
+        "transaction_started_on",
+        "status",
+        "acquired_on",
+        "query_id",
+        "session",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", list(EMPTY_SHOWS))
+def test_show_of_a_kind_with_no_objects_has_its_columns_and_no_rows(cur: SnowflakeCursor, kind: str) -> None:
+    cur.execute(f"show {kind}")
+    assert names(cur) == EMPTY_SHOWS[kind]
+    types = {d.name: d.type_code for d in cur.description}
+    assert {types[n] for n in types if n.endswith("_on")} == {TIMESTAMP_LTZ}
+    assert types.get("name", TEXT) == TEXT
+    assert cur.fetchall() == []
+
+
+def test_show_of_a_kind_with_no_objects_takes_like_and_in(cur: SnowflakeCursor, database: str) -> None:
+    assert cur.execute(f"show pipes like 'p%' in schema {database}.public").fetchall() == []
+    assert names(cur) == EMPTY_SHOWS["pipes"]
+    assert [d.name for d in cur.describe("show event tables")] == EMPTY_SHOWS["event tables"]
+    assert cur.execute("show masking policies in account").fetchall() == []
+    assert cur.execute("show storage integrations like 's%'").fetchall() == []
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        cur.execute("show tags in schema no_such_schema")
+    assert info.value.errno == 2003
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+        cur.execute("show alerts in database no_such_database")
+    assert info.value.errno == 2003
+
+
+def test_show_integrations_lists_the_catalog_integrations(cur: SnowflakeCursor) -> None:
+    cur.execute("show integrations")
+    assert names(cur) == INTEGRATION_COLUMNS
+    assert {row[2] for row in cur.fetchall()} <= {"CATALOG"}
+
+
+def test_show_user_procedures_lists_the_procedures_made_with_create_procedure(cur: SnowflakeCursor) -> None:
+    cur.execute("create procedure answer() returns int language sql as 'begin return 42; end'")
+    cur.execute("show user procedures like 'ANS%' in schema")
+    assert names(cur) == SHOW_PROCEDURES
+    assert [(r["name"], r["schema_name"], r["is_builtin"]) for r in rows_as_dicts(cur)] == [
+        ("ANSWER", "PUBLIC", "N")
+    ]
+    assert cur.execute("show user procedures like 'NO_SUCH%'").fetchall() == []
 
 
 # --- SHOW COLUMNS / DESCRIBE ---------------------------------------------------------------------

@@ -95,6 +95,23 @@ def test_show_of_unknown_objects_is_unsupported() -> None:
     assert show("SHOW USER FUNCTIONS").kind == "FUNCTIONS"
 
 
+def test_show_of_kinds_with_no_objects_reads_like_show_tables_or_databases() -> None:
+    assert show("SHOW PIPES LIKE 'p%' IN s") == ShowDef(
+        "PIPES", like="p%", scope="SCHEMA", database="DB", schema="S"
+    )
+    assert show("show  row   access policies") == ShowDef(
+        "ROW ACCESS POLICIES", scope="DATABASE", database="DB"
+    )
+    assert show("SHOW TERSE ALERTS IN ACCOUNT") == ShowDef("ALERTS", terse=True)
+    assert show("SHOW SHARES STARTS WITH 'A' LIMIT 2") == ShowDef("SHARES", starts_with="A", limit=2)
+    assert show("SHOW STORAGE INTEGRATIONS LIKE 's%'") == ShowDef("STORAGE INTEGRATIONS", like="s%")
+    assert show("SHOW LOCKS IN ACCOUNT") == ShowDef("LOCKS")
+    assert show("SHOW USER PROCEDURES IN SCHEMA") == show("SHOW PROCEDURES IN SCHEMA")
+    for sql in ("SHOW INTEGRATIONS IN DATABASE d", "SHOW TAGS IN TABLE t", "SHOW PIPESX"):
+        with pytest.raises(Unsupported):
+            show(sql)
+
+
 def test_show_in_schema_needs_a_current_database() -> None:
     with pytest.raises(SqlCompilationError) as info:
         show("SHOW TABLES IN SCHEMA s", NO_DATABASE)
