@@ -7,7 +7,7 @@ fail inside the engine.
 Branches fold left to right: a string takes the type it meets (NUMBER with VARCHAR compares as
 NUMBER), NULL takes any, numbers fold with numbers, DATE with TIMESTAMP; "expected" names the
 branch the fold fails on and "got" the fold of the branches before it. Semi-structured values meet
-anything (their conversions are checked per value).
+anything but strings (their conversions are checked per value).
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ _APART = {
         ("TIMESTAMP", "BINARY"),
         ("TIME", "BINARY"),
         ("TEXT", "BINARY"),
+        # A string is no VARIANT, OBJECT or ARRAY: `v:name UNION ALL SELECT 'x'` needs v:name::STRING.
+        ("TEXT", "VARIANT"),
+        ("TEXT", "SEMI"),
     )
 }
 
@@ -49,7 +52,7 @@ def _family(t: SfType | None) -> str:
         return "NUMBER"
     if t.kind.startswith("TIMESTAMP"):
         return "TIMESTAMP"
-    return "SEMI" if t.kind in ("VARIANT", "OBJECT", "ARRAY") else t.kind
+    return "SEMI" if t.kind in ("OBJECT", "ARRAY") else t.kind
 
 
 def _type(field: pa.Field) -> SfType | None:

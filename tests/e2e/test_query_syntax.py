@@ -95,13 +95,19 @@ def test_set_operator_branches_of_different_widths(cur: Any) -> None:
         (("id", "b"), "BOOLEAN", "NUMBER(38,0)"),
         (("t", "ts"), "TIMESTAMP_NTZ(9)", "TIME(9)"),
         (("s", "id", "d"), "DATE", "NUMBER(38,0)"),  # the string took the NUMBER's type first
+        (("v:k", "s"), "VARCHAR(16777216)", "VARIANT"),  # mixed JSON text with plain text
     ],
 )
 def test_set_operator_branches_of_types_that_cannot_meet(
     cur: Any, branches: tuple[str, ...], expected: str, got: str
 ) -> None:
-    cur.execute("CREATE TABLE mixed (id INT, d DATE, b BOOLEAN, t TIME, ts TIMESTAMP_NTZ, s VARCHAR)")
-    cur.execute("INSERT INTO mixed VALUES (1, '2024-01-02', TRUE, '10:00:00', '2024-01-02 03:04:05', '7')")
+    cur.execute(
+        "CREATE TABLE mixed (id INT, d DATE, b BOOLEAN, t TIME, ts TIMESTAMP_NTZ, s VARCHAR, v VARIANT)"
+    )
+    cur.execute(
+        "INSERT INTO mixed SELECT 1, '2024-01-02', TRUE, '10:00:00', '2024-01-02 03:04:05', '7', "
+        "OBJECT_CONSTRUCT('k', 'a')"
+    )
     for operator in ("UNION ALL", "UNION", "INTERSECT", "EXCEPT"):
         with pytest.raises(ProgrammingError) as info:
             cur.execute(f" {operator} ".join(f"SELECT {c} FROM mixed" for c in branches))
