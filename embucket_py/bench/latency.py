@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -72,6 +75,7 @@ def measure(server: ServerProcess, raw: RawDataFusion, seconds: float) -> dict[s
             raw_lookup.append((time.perf_counter() - start) * 1000)
         out["point_lookup_raw_datafusion_p50_ms"] = round(statistics.median(raw_lookup), 2)
         out.update(_fetch_throughput(cur, raw))
+        out.update(_fresh_client_fetch(server, raw))
     with server.connect(reuse=True) as conn:
         cur = conn.cursor()
         cur.execute("USE SCHEMA tpch.public")
@@ -105,6 +109,26 @@ def _fetch_throughput(cur: Any, raw: RawDataFusion) -> dict[str, Any]:
         "fetch_server_mb_per_s": round(mb / best_server, 1),
         "fetch_raw_datafusion_mb_per_s": round(mb / best_raw, 1),
         "fetch_server_share_of_raw": round(best_raw / best_server, 2),
+    }
+
+
+def _fresh_client_fetch(server: ServerProcess, raw: RawDataFusion) -> dict[str, Any]:
+    """The same fetch from a fresh client process each time (bench/fetch_client.py), alternating
+    with the raw collect: the connector without the benchmark's DuckDB and DataFusion state."""
+    command = [sys.executable, "-m", "embucket_py.bench.fetch_client", "--port", str(server.port)]
+    command += ["--user", server.user, "--password", server.password, "--schema", "tpch.public"]
+    best_client = best_raw = float("inf")
+    nbytes = 0
+    for _ in range(FETCH_RUNS):
+        done = subprocess.run([*command, "--sql", FETCH_SQL], capture_output=True, text=True, check=True)
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        best_client, nbytes = min(best_client, report["seconds"]), report["nbytes"]
+        start = time.perf_counter()
+        raw.query(FETCH_SQL)
+        best_raw = min(best_raw, time.perf_counter() - start)
+    return {
+        "fetch_fresh_client_mb_per_s": round(nbytes / 1e6 / best_client, 1),
+        "fetch_fresh_client_share_of_raw": round(best_raw / best_client, 2),
     }
 
 
