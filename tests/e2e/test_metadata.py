@@ -315,6 +315,8 @@ def test_show_views(cur: SnowflakeCursor, database: str) -> None:
 
 # --- SHOW of kinds this server has no objects of -------------------------------------------------
 
+POLICY_COLUMNS = ["created_on", "name", "database_name", "schema_name", "kind", "owner", "comment"]
+POLICY_COLUMNS += ["options", "owner_role_type"]
 INTEGRATION_COLUMNS = ["name", "type", "category", "enabled", "comment", "created_on"]
 EMPTY_SHOWS = {
     "materialized views": [
@@ -403,28 +405,8 @@ EMPTY_SHOWS = {
         "entries_in_allowed_network_rules",
         "entries_in_blocked_network_rules",
     ],
-    "masking policies": [
-        "created_on",
-        "name",
-        "database_name",
-        "schema_name",
-        "kind",
-        "owner",
-        "comment",
-        "options",
-        "owner_role_type",
-    ],
-    "row access policies": [
-        "created_on",
-        "name",
-        "database_name",
-        "schema_name",
-        "kind",
-        "owner",
-        "comment",
-        "options",
-        "owner_role_type",
-    ],
+    "masking policies": POLICY_COLUMNS,
+    "row access policies": POLICY_COLUMNS,
     "alerts": [
         "created_on",
         "name",
