@@ -68,6 +68,17 @@ def check_password(password: str, encoded: str) -> bool:
     return hmac.compare_digest(hash_password(password, bytes.fromhex(salt)).split("$")[2], digest)
 
 
+# A schema's comment, kept as a property of its Iceberg namespace.
+COMMENT_PROPERTY = "comment"
+
+
+def _listed(cat: object) -> dict[str, str]:
+    """The property that keeps a namespace of ours listed: the SQL catalog knows a namespace by its
+    property rows (pyiceberg writes `exists` when it is given none), so removing the last one
+    would drop the schema."""
+    return {"exists": "true"} if isinstance(cat, SqlCatalog) else {}
+
+
 @dataclass(frozen=True)
 class DatabaseInfo:
     name: str
@@ -225,14 +236,36 @@ class Metastore:
             naming.stored(schema)
         )
 
-    def create_schema(self, database: str, schema: str, *, if_not_exists: bool = False) -> bool:
+    def create_schema(
+        self, database: str, schema: str, *, if_not_exists: bool = False, comment: str | None = None
+    ) -> bool:
         cat = self.require_database(database)
         if cat.namespace_exists(naming.stored(schema)):
             if if_not_exists:
                 return False
             raise already_exists("Schema", schema)
-        cat.create_namespace(naming.stored(schema))
+        cat.create_namespace(
+            naming.stored(schema), {COMMENT_PROPERTY: comment, **_listed(cat)} if comment else {}
+        )
         return True
+
+    def schema_comment(self, database: str, schema: str) -> str | None:
+        properties = self.catalog(database).load_namespace_properties((naming.stored(schema),))
+        return properties.get(COMMENT_PROPERTY)
+
+    def set_schema_comment(self, database: str, schema: str, comment: str | None) -> None:
+        """Sets (None: removes) a schema's comment, an Iceberg namespace property as Spark's
+        COMMENT ON NAMESPACE sets it."""
+        cat, namespace = self.catalog(database), (naming.stored(schema),)
+        if comment is None:
+            cat.update_namespace_properties(namespace, removals={COMMENT_PROPERTY}, updates=_listed(cat))
+        else:
+            cat.update_namespace_properties(namespace, updates={COMMENT_PROPERTY: comment})
+
+    def set_database_comment(self, name: str, comment: str | None) -> None:
+        with self.engine.begin() as conn:
+            where = databases_table.c.name == naming.stored(name)
+            conn.execute(databases_table.update().where(where).values(comment=comment))
 
     def drop_schema(self, database: str, schema: str, *, if_exists: bool = False) -> bool:
         if not self.schema_exists(database, schema):

@@ -172,6 +172,16 @@ def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exi
                 target(rename.this)  # the new name is no read
     elif isinstance(tree, exp.Comment) and str(tree.args.get("kind") or "").upper() in _OBJECT_KINDS:
         add("OWNERSHIP", target(tree.this))
+    elif isinstance(tree, exp.Comment) and str(tree.args.get("kind") or "").upper() in ("SCHEMA", "DATABASE"):
+        commented = target(tree.this)
+        if commented is not None:
+            on = (
+                _schema_of(commented, ctx)
+                if tree.args["kind"].upper() == "SCHEMA"
+                else _database_of(commented)
+            )
+            if not (tree.args.get("exists") and not exists(on)):  # IF EXISTS of a missing one: anyone
+                needs.append(Need("OWNERSHIP", on))
     elif isinstance(tree, exp.Describe):
         described = target(tree.this)
         if str(tree.args.get("kind") or "").upper() != "SEQUENCE":  # sequences: engine/sequences.py

@@ -17,7 +17,7 @@ from embucket_py.errors import ObjectAlreadyExists, object_not_found, width_mism
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.ddl import ColumnDef, ObjectDef, RetentionChange
+from embucket_py.sql.ddl import ColumnDef, CommentChange, ObjectDef, RetentionChange
 from embucket_py.sql.dml import insert_select
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.views import view_query
@@ -36,7 +36,9 @@ def create(
     elif d.kind == "SCHEMA":
         if d.replace and metastore.schema_exists(d.parts[0], d.parts[1]):
             _drop_schema(tables, d.parts[0], d.parts[1])
-        created = metastore.create_schema(d.parts[0], d.parts[1], if_not_exists=d.if_exists)
+        created = metastore.create_schema(
+            d.parts[0], d.parts[1], if_not_exists=d.if_exists, comment=d.comment
+        )
     elif d.kind == "VIEW":
         created = _create_view(tables, d, ctx, source)
     else:
@@ -68,19 +70,38 @@ def set_retention(tables: Tables, change: RetentionChange) -> QueryResult:
             tx.set_properties({RETENTION_PROPERTY: str(days)})
         tables.finish(ref, table, tx, appends_only=False)
         return status(OK)
-    database = change.parts[0]
-    schema = change.parts[1] if change.kind == "SCHEMA" else None
-    exists = (
-        tables.metastore.schema_exists(database, schema)
-        if schema is not None
-        else tables.metastore.database_exists(database)
-    )
-    if not exists:
-        if change.if_exists:
-            return status(OK)
-        raise object_not_found(change.kind.capitalize(), ".".join(change.parts))
-    retention_of(tables.metastore).set(database, schema, days)
+    if _container_exists(tables, change.kind, change.parts, change.if_exists):
+        schema = change.parts[1] if change.kind == "SCHEMA" else None
+        retention_of(tables.metastore).set(change.parts[0], schema, days)
     return status(OK)
+
+
+def set_comment(tables: Tables, change: CommentChange) -> QueryResult:
+    """COMMENT ON SCHEMA | DATABASE, and ALTER SCHEMA | DATABASE ... SET | UNSET COMMENT.
+
+    Raises:
+        ObjectNotFound: no such schema or database (without IF EXISTS).
+    """
+    if _container_exists(tables, change.kind, change.parts, change.if_exists):
+        if change.kind == "SCHEMA":
+            tables.metastore.set_schema_comment(change.parts[0], change.parts[1], change.comment)
+        else:
+            tables.metastore.set_database_comment(change.parts[0], change.comment)
+    return status(OK)
+
+
+def _container_exists(tables: Tables, kind: str, parts: list[str], if_exists: bool) -> bool:
+    """Whether the schema or database an ALTER names exists; False for a missing one it may skip
+    (IF EXISTS).
+
+    Raises:
+        ObjectNotFound: it is missing and may not be skipped.
+    """
+    metastore = tables.metastore
+    exists = metastore.schema_exists(*parts) if kind == "SCHEMA" else metastore.database_exists(parts[0])
+    if not exists and not if_exists:
+        raise object_not_found(kind.capitalize(), ".".join(parts))
+    return exists
 
 
 def _drop_database(tables: Tables, database: str) -> None:

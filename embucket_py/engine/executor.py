@@ -71,7 +71,7 @@ from embucket_py.sql.account import account_alter
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext
-from embucket_py.sql.ddl import create_def, drop_def, retention_change
+from embucket_py.sql.ddl import comment_change, create_def, drop_def, retention_change
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
@@ -348,6 +348,8 @@ class Engine:
             return commands.use(self.metastore, session, tree)
         if (retention := retention_change(tree, ctx)) is not None:
             return ddl.set_retention(tables, retention)
+        if (comment := comment_change(tree, ctx)) is not None:
+            return ddl.set_comment(tables, comment)
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":

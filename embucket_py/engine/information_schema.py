@@ -224,7 +224,7 @@ class _Scope:
                 "LAST_ALTERED": self.created,
                 "COMMENT": "Views describing the contents of schemas in this database"
                 if schema == SCHEMA
-                else None,
+                else self.tables.metastore.schema_comment(self.database, schema),
                 "REPLICABLE_WITH_FAILOVER_GROUPS": "NO",
                 "OWNER_ROLE_TYPE": None if schema == SCHEMA else "ROLE",
             }

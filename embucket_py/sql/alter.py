@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import sqlglot
 from sqlglot import exp
 
 from embucket_py.errors import Unsupported
@@ -259,13 +260,44 @@ def _unset_column_comment(tree: exp.Command) -> exp.Expression:
     return exp.Alter(this=table, kind="TABLE", exists=bool(match[1]), actions=[action])
 
 
+# ALTER SCHEMA | DATABASE [IF EXISTS] n SET COMMENT = '...' | UNSET COMMENT, which sqlglot keeps
+# as a command.
+_CONTAINER_COMMENT = re.compile(
+    r"^\s*(SCHEMA|DATABASE)\s+(IF\s+EXISTS\s+)?(.+?)\s+"
+    r"(?:SET\s+COMMENT\s*=\s*('(?:[^'\\]|\\.|'')*')|UNSET\s+COMMENT)\s*;?\s*$",
+    re.I | re.S,
+)
+_EMPTY = "''"
+
+
+def _container_comment(tree: exp.Command) -> exp.Expression:
+    """ALTER SCHEMA | DATABASE ... SET | UNSET COMMENT as the COMMENT ON that sets the same comment
+    (UNSET: a NULL one)."""
+    rest = tree.expression.name if isinstance(tree.expression, exp.Expression) else str(tree.expression or "")
+    match = _CONTAINER_COMMENT.match(rest) if tree.name.upper() == "ALTER" else None
+    if match is None:
+        return tree
+    kind, exists, name, text = match.groups()
+    try:
+        comment = sqlglot.parse_one(
+            f"COMMENT {exists or ''}ON {kind} {name} IS {text or _EMPTY}", read="snowflake"
+        )
+    except sqlglot.errors.SqlglotError:  # not a name after all: the command stays as written
+        return tree
+    if text is None:
+        comment.set("expression", exp.Null())
+    return comment
+
+
 def comment_as_alter(tree: exp.Expression) -> exp.Expression:
     """COMMENT [IF EXISTS] ON TABLE t | COLUMN t.c IS '...' as the ALTER TABLE that sets the same
     comment (dbt's persist_docs writes the first), so one code path and one privilege check apply;
-    ALTER TABLE's `ALTER COLUMN c UNSET COMMENT` as an ALTER TABLE too.
+    ALTER TABLE's `ALTER COLUMN c UNSET COMMENT` as an ALTER TABLE too, and ALTER SCHEMA |
+    DATABASE's SET / UNSET COMMENT as a COMMENT ON the schema or database.
     https://docs.snowflake.com/en/sql-reference/sql/comment"""
     if isinstance(tree, exp.Command):
-        return _unset_column_comment(tree)
+        tree = _unset_column_comment(tree)
+        return _container_comment(tree) if isinstance(tree, exp.Command) else tree
     if not isinstance(tree, exp.Comment) or tree.args.get("kind", "").upper() not in ("TABLE", "COLUMN"):
         return tree
     text = exp.Literal.string(tree.expression.name)

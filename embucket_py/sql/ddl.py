@@ -194,6 +194,38 @@ class RetentionChange:
     if_exists: bool = False
 
 
+@dataclass(frozen=True)
+class CommentChange:
+    """COMMENT ON SCHEMA | DATABASE, and ALTER SCHEMA | DATABASE ... SET | UNSET COMMENT (parsed as
+    the same COMMENT ON)."""
+
+    kind: str
+    parts: list[str]
+    comment: str | None  # None: UNSET
+    if_exists: bool = False
+
+
+def comment_change(tree: exp.Expression, ctx: SqlContext) -> CommentChange | None:
+    """The comment a COMMENT ON SCHEMA | DATABASE sets; None for any other statement."""
+    kind = str(tree.args.get("kind") or "").upper()
+    if not isinstance(tree, exp.Comment) or kind not in ("SCHEMA", "DATABASE"):
+        return None
+    table = tree.this
+    if not isinstance(table, exp.Table):
+        raise Unsupported(f"Unsupported {kind} name.")
+    if kind == "DATABASE":
+        parts = [normalize(table.this)]
+    else:  # COMMENT ON puts a schema's name in `this` and its database in `db`
+        db = table.args.get("db")
+        database = normalize(db) if db is not None else ctx.database
+        if database is None:
+            qualify([None, None, None], ctx, "schema operation")
+        parts = [str(database), normalize(table.this)]
+    text = tree.expression
+    comment = None if isinstance(text, exp.Null) else text.name
+    return CommentChange(kind, parts, comment, bool(tree.args.get("exists")))
+
+
 _ALTER_CONTAINER = re.compile(
     r"^\s*(SCHEMA|DATABASE)\s+(IF\s+EXISTS\s+)?(.+?)\s+(SET|UNSET)\s+DATA_RETENTION_TIME_IN_DAYS"
     r"(?:\s*=\s*(\S+))?\s*;?\s*$",

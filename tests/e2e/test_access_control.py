@@ -73,6 +73,8 @@ def test_privileges_are_enforced_and_grants_listed(server: Server, world: dict[s
         assert _error(cur, f"DROP TABLE {table}").errno == 3001  # OWNERSHIP
         for sql in (f"COMMENT ON TABLE {table} IS 'x'", f"COMMENT ON COLUMN {table}.amount IS 'x'"):
             assert _error(cur, sql).errno == 3001  # OWNERSHIP, as ALTER TABLE
+        for sql in (f"COMMENT ON SCHEMA {db}.public IS 'x'", f"ALTER DATABASE {db} SET COMMENT = 'x'"):
+            assert _error(cur, sql).errno == 3001  # OWNERSHIP of the schema or database
         adm.execute(f"GRANT INSERT ON TABLE {table} TO ROLE {role}")
         cur.execute(f"INSERT INTO {table} VALUES (3, 1)")
         # A MERGE needs the privilege of each of its actions.

@@ -179,6 +179,41 @@ def test_comment_on_tables_columns_and_views(t: Any) -> None:
     t.execute("COMMENT IF EXISTS ON TABLE nope IS 'x'")
 
 
+def test_comments_on_schemas_and_databases(cur: Any) -> None:
+    """CREATE SCHEMA ... COMMENT, COMMENT ON SCHEMA | DATABASE and ALTER SCHEMA | DATABASE ... SET /
+    UNSET COMMENT: https://docs.snowflake.com/en/sql-reference/sql/alter-schema"""
+    database = cur.execute("SELECT CURRENT_DATABASE()").fetchone()[0]
+    schema_comment = "SELECT comment FROM information_schema.schemata WHERE schema_name = 'NOTES'"
+    database_comment = f"SELECT comment FROM information_schema.databases WHERE database_name = '{database}'"
+    cur.execute("CREATE SCHEMA notes COMMENT = 'kept'")
+    assert cur.execute(schema_comment).fetchall() == [("kept",)]
+    shown = {row[1]: row[6] for row in cur.execute("SHOW SCHEMAS").fetchall()}
+    assert (shown["NOTES"], shown["PUBLIC"]) == ("kept", "")
+    assert cur.execute("COMMENT ON SCHEMA notes IS 'it''s set'").fetchone() == (
+        "Statement executed successfully.",
+    )
+    assert cur.execute(schema_comment).fetchall() == [("it's set",)]
+    cur.execute(f"ALTER SCHEMA {database}.notes SET COMMENT = 'altered'")
+    assert cur.execute(schema_comment).fetchall() == [("altered",)]
+    cur.execute("CREATE TABLE notes.t (a INT)")
+    # The schema outlives the loss of its only property, and keeps its tables.
+    cur.execute("ALTER SCHEMA notes UNSET COMMENT")
+    assert cur.execute(schema_comment).fetchall() == [(None,)]
+    assert cur.execute("SELECT COUNT(*) FROM notes.t").fetchone() == (0,)
+    cur.execute(f"COMMENT ON DATABASE {database} IS 'the database'")
+    assert cur.execute(database_comment).fetchall() == [("the database",)]
+    cur.execute(f"ALTER DATABASE {database} UNSET COMMENT")
+    assert cur.execute(database_comment).fetchall() == [(None,)]
+    cur.execute(f"ALTER DATABASE {database} SET COMMENT = 'again'")
+    assert [row[6] for row in cur.execute(f"SHOW DATABASES LIKE '{database}'").fetchall()] == ["again"]
+    for sql in ("COMMENT ON SCHEMA nope IS 'x'", "ALTER DATABASE nope_db SET COMMENT = 'x'"):
+        with pytest.raises(ProgrammingError) as info:
+            cur.execute(sql)
+        assert (info.value.errno, info.value.sqlstate) == (2003, "42S02")
+    cur.execute("ALTER SCHEMA IF EXISTS nope SET COMMENT = 'x'")
+    cur.execute("COMMENT IF EXISTS ON DATABASE nope_db IS 'x'")
+
+
 def test_column_comments_set_and_unset(t: Any) -> None:
     """https://docs.snowflake.com/en/sql-reference/sql/alter-table-column: `COMMENT '...'` and
     `UNSET COMMENT`; a column the table lacks is an invalid identifier."""
