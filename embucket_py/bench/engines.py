@@ -17,7 +17,7 @@ from datafusion import SessionConfig, SessionContext
 from pyiceberg.catalog.rest import RestCatalog
 from sqlglot import exp
 
-from embucket_py.engine.context import TUNED_SETTINGS, no_huge_pages
+from embucket_py.engine.context import TARGET_PARTITIONS, TUNED_SETTINGS, no_huge_pages
 from embucket_py.engine.query import filters_in_scan
 
 
@@ -82,7 +82,7 @@ class RawDataFusion:
         no_huge_pages()
         self.contexts = {}
         for filter_in_scan in (True, False):
-            config = SessionConfig().with_target_partitions(os.cpu_count() or 1)
+            config = SessionConfig().with_target_partitions(TARGET_PARTITIONS)
             config = config.set("datafusion.execution.parquet.pushdown_filters", str(filter_in_scan).lower())
             for key, value in TUNED_SETTINGS.items():
                 config = config.set(key, value)
