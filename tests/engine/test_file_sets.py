@@ -55,9 +55,8 @@ def test_a_set_reads_exactly_its_files(tmp_path: Path) -> None:
 
 def test_a_set_is_one_scan_split_across_partitions(tmp_path: Path) -> None:
     paths = _files(tmp_path, 3)
-    ctx = new_context()
-    ctx.sql("SET datafusion.execution.target_partitions = 2")
-    ctx.register_table("t", FileSets().provider(paths, SCHEMA, new_context))
+    ctx = new_context(partitions=2)
+    ctx.register_table("t", FileSets().provider(paths, SCHEMA, lambda **kw: new_context(2, **kw)))
     plan = ctx.sql("SELECT n FROM t WHERE n > 0").execution_plan()
     assert plan.partition_count == 2
     assert "UnionExec" not in plan.display_indent()
