@@ -45,7 +45,16 @@ def rewrite(select: exp.Select, columns: list[str] | None) -> exp.Select:
             node.replace(_in_place_of(node, f"n{columns.index(match)}"))
     for node in list(tree.find_all(exp.Parameter)):
         n = _position(node)
-        if n is not None:
+        if n is None:
+            continue
+        if isinstance(node.parent, exp.Column):  # `t.$1`: the file's column of alias t
+            qualified = node.parent
+            column = _in_place_of(qualified, f"c{n}")
+            column.set("table", qualified.args.get("table"))
+            if qualified.parent is tree and qualified in tree.expressions:  # named `$1`, as unqualified
+                column = exp.alias_(column, exp.to_identifier(node.sql("snowflake"), quoted=True))
+            qualified.replace(column)
+        else:
             node.replace(_in_place_of(node, f"c{n}"))
     for node in list(tree.find_all(exp.Column)):
         name = node.name.upper()

@@ -121,6 +121,22 @@ def test_query_staged_files_with_metadata(cur, tmp_path: Path) -> None:
     cur.execute("REMOVE @~/q/")
 
 
+def test_query_staged_files_by_alias_with_named_format(cur, tmp_path: Path) -> None:
+    """The documented form `SELECT t.$1, t.$2 FROM @stage (FILE_FORMAT => 'f') t`."""
+    (tmp_path / "h.csv").write_text("id,name\n1,one\n2,two\n")
+    cur.execute(f"PUT file://{tmp_path}/h.csv @~/h/ AUTO_COMPRESS=FALSE")
+    cur.execute("CREATE FILE FORMAT skip_one TYPE=CSV SKIP_HEADER=1")
+    rows = cur.execute("SELECT t.$1, t.$2 FROM @~/h/ (FILE_FORMAT => 'skip_one') t ORDER BY 1").fetchall()
+    assert rows == [("1", "one"), ("2", "two")]
+    assert [d.name for d in cur.description] == ["$1", "$2"]
+    rows = cur.execute("SELECT s.$2 AS name FROM @~/h/ (FILE_FORMAT => 'skip_one') AS s WHERE s.$1 = '2'")
+    assert rows.fetchall() == [("two",)] and cur.description[0].name == "NAME"
+    cur.execute("CREATE TABLE h (id INT, name VARCHAR)")
+    cur.execute("COPY INTO h FROM (SELECT t.$1, UPPER(t.$2) FROM @~/h/ t) FILE_FORMAT=(FORMAT_NAME='skip_one')")
+    assert cur.execute("SELECT * FROM h ORDER BY id").fetchall() == [(1, "ONE"), (2, "TWO")]
+    cur.execute("REMOVE @~/h/")
+
+
 def test_stage_file_format_applies_to_queries(staged) -> None:
     assert staged.execute("SELECT $1, $2 FROM @st/good.csv").fetchall() == [("10", "fig")]
 
