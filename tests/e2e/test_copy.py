@@ -132,7 +132,8 @@ def test_query_staged_files_by_alias_with_named_format(cur, tmp_path: Path) -> N
     rows = cur.execute("SELECT s.$2 AS name FROM @~/h/ (FILE_FORMAT => 'skip_one') AS s WHERE s.$1 = '2'")
     assert rows.fetchall() == [("two",)] and cur.description[0].name == "NAME"
     cur.execute("CREATE TABLE h (id INT, name VARCHAR)")
-    cur.execute("COPY INTO h FROM (SELECT t.$1, UPPER(t.$2) FROM @~/h/ t) FILE_FORMAT=(FORMAT_NAME='skip_one')")
+    copy = "COPY INTO h FROM (SELECT t.$1, UPPER(t.$2) FROM @~/h/ t) FILE_FORMAT=(FORMAT_NAME='skip_one')"
+    cur.execute(copy)
     assert cur.execute("SELECT * FROM h ORDER BY id").fetchall() == [(1, "ONE"), (2, "TWO")]
     cur.execute("REMOVE @~/h/")
 
