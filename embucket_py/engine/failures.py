@@ -64,6 +64,10 @@ _ARROW_NAMES = [
 ]
 
 
+_UNSUPPORTED_NODE = re.compile(r"Unsupported ast node (\w+)")
+_NODE_NAMES = {"MatchRecognize": "MATCH_RECOGNIZE"}
+
+
 def _snowflake_name(arrow_name: str) -> str:
     for pattern, name in _ARROW_NAMES:
         if pattern.match(arrow_name):
@@ -154,7 +158,11 @@ def from_datafusion(error: Exception) -> SnowflakeError:
     if match := _PARSER.search(text):  # SQL the translation let through that DataFusion cannot read
         return errors.SyntaxError_(f"syntax error: {match.group(1)}")
     if "This feature is not implemented" in text:
-        return Unsupported(message.replace("This feature is not implemented: ", ""))
+        message = message.replace("This feature is not implemented: ", "")
+        # DataFusion prints the whole syntax tree of a construct it lacks: its name says enough.
+        if match := _UNSUPPORTED_NODE.search(message):
+            return Unsupported(f"{_NODE_NAMES.get(match[1], match[1])} is not supported yet.")
+        return Unsupported(message)
     if match := _SET_OP_WIDTH.search(text):
         # https://docs.snowflake.com/en/sql-reference/operators-query#general-usage-notes
         return SqlCompilationError(

@@ -75,6 +75,18 @@ def test_operands_of_types_that_do_not_meet_are_named(cur: Any, sql: str, errno:
     assert err.value.errno == errno and err.value.raw_msg == f"SQL compilation error:\n{message}"
 
 
+def test_unsupported_construct_is_named_without_the_engines_syntax_tree(cur: Any) -> None:
+    cur.execute("CREATE TABLE t (a INT)")
+    with pytest.raises(ProgrammingError) as err:
+        cur.execute(
+            "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY a MEASURES COUNT(*) AS c ONE ROW PER MATCH "
+            "PATTERN (x+) DEFINE x AS a > 0)"
+        )
+    assert (err.value.errno, err.value.sqlstate) == (2, "0A000")
+    assert err.value.msg.splitlines()[-1] == "MATCH_RECOGNIZE is not supported yet."
+    assert cur.execute("SELECT 1").fetchone() == (1,)
+
+
 def test_syntax_error_message_names_the_position(cur: Any) -> None:
     with pytest.raises(ProgrammingError) as err:
         cur.execute("SELECT FROM WHERE")
