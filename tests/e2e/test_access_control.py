@@ -176,6 +176,14 @@ def test_roles_users_and_login(server: Server, world: dict[str, str]) -> None:
             qid = admin.cursor().execute("SELECT 'admin only'").sfqid
         assert conn.get_query_status(qid).name == "NO_DATA"
         assert _error(cur, f"SELECT * FROM TABLE(RESULT_SCAN('{qid}'))").errno == 709
+        # Nor can it cancel one (ACCOUNTADMIN can cancel anyone's).
+        with server.connect() as admin:
+            running = admin.cursor()
+            running.execute_async("CALL SYSTEM$WAIT(10, 'MINUTES')")
+            assert _error(cur, f"SELECT SYSTEM$CANCEL_QUERY('{running.sfqid}')").errno == 100000
+            with server.connect() as admin2:
+                cancel = f"SELECT SYSTEM$CANCEL_QUERY('{running.sfqid}')"
+                assert admin2.cursor().execute(cancel).fetchone() == (f"query [{running.sfqid}] terminated.",)
         # Below ACCOUNTADMIN a user's query history holds its own statements only.
         cur.execute("SELECT DISTINCT user_name FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())")
         assert cur.fetchall() == [(user,)]

@@ -168,3 +168,23 @@ def test_system_wait_waits_and_a_cancel_ends_it(conn: SnowflakeConnection, cur: 
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
         conn.get_query_status_throw_if_error(query_id)
     assert info.value.errno == 604
+
+
+def test_system_cancel_query_ends_a_running_statement(
+    server: Server, conn: SnowflakeConnection, cur: SnowflakeCursor
+) -> None:
+    """SELECT SYSTEM$CANCEL_QUERY('<id>') from another session answers as the docs show
+    ("query [<id>] terminated."); a statement no longer running cannot be canceled."""
+    cur.execute_async("CALL SYSTEM$WAIT(10, 'MINUTES')")
+    query_id = cur.sfqid
+    assert wait_started(conn, query_id) == QueryStatus.RUNNING
+    with server.connect() as second, second.cursor() as other:
+        rows = other.execute(f"SELECT SYSTEM$CANCEL_QUERY('{query_id}')").fetchall()
+        assert rows == [(f"query [{query_id}] terminated.",)]
+        assert other.description[0].name == f"SYSTEM$CANCEL_QUERY('{query_id.upper()}')"
+        assert conn.is_an_error(wait_done(conn, query_id))
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
+            other.execute(f"select system$cancel_query('{query_id}');")
+        assert info.value.errno == 100000
+        assert "not currently executing" in info.value.msg
+        assert other.execute("SELECT 1").fetchall() == [(1,)]

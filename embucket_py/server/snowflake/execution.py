@@ -15,7 +15,7 @@ from typing import Any
 from embucket_py.engine.executor import Statement
 from embucket_py.engine.result import QueryResult, StatementType, constant
 from embucket_py.engine.stages import TransferResult
-from embucket_py.errors import ResultExpired, SnowflakeError, StatementCountMismatch
+from embucket_py.errors import ExecutionError, ResultExpired, SnowflakeError, StatementCountMismatch
 from embucket_py.server.snowflake import files
 from embucket_py.server.snowflake.encoding import EncodedResult, encode_arrow, encode_json
 from embucket_py.server.snowflake.running import QueryRecord
@@ -91,6 +91,29 @@ def _result_scan(state: ServerState, session: Session, query_id: str) -> Encoded
     return EncodedResult(data, record.result.chunks)
 
 
+# SYSTEM$CANCEL_QUERY('id') called as the docs call it, on its own: the statements in flight are
+# the query registry's. https://docs.snowflake.com/en/sql-reference/functions/system_cancel_query
+_CANCEL_QUERY = re.compile(r"\s*select\s+(system\$cancel_query\s*\(\s*'([^']*)'\s*\))\s*;?\s*", re.IGNORECASE)
+
+
+def _cancel_query(state: ServerState, session: Session, call: str, query_id: str) -> EncodedResult:
+    """Cancels a statement of the user's own (anyone's for ACCOUNTADMIN) that is still running.
+
+    Raises:
+        ExecutionError: no such statement of the user's is running.
+    """
+    if session.role == "ACCOUNTADMIN":
+        record = state.queries.get(query_id)
+    else:
+        record = state.queries.get_own(query_id, session, state.engine.history.user_of)
+    if record is None or not state.queries.abort(record):
+        raise ExecutionError("Identified SQL statement is not currently executing.")
+    name = " ".join(call.split()).upper()  # the column is named after the call's text, id and all
+    text = SfType("TEXT", length=MAX_VARCHAR)
+    answer = constant([(name, text)], [(f"query [{query_id}] terminated.",)], StatementType.SELECT)
+    return encode(state, session, answer)
+
+
 def run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
     try:
         return _run(state, session, request, record)
@@ -105,6 +128,8 @@ def _run(state: ServerState, session: Session, request: Request, record: QueryRe
     if scan and state.queries.get_own(scan.group(1), session, state.engine.history.user_of) is not None:
         return _result_scan(state, session, scan.group(1))
     # Otherwise RESULT_SCAN runs in the engine, over the durable copy of the result.
+    if cancel := _CANCEL_QUERY.fullmatch(request.sql):
+        return _cancel_query(state, session, cancel.group(1), cancel.group(2))
     statements = state.engine.prepare(request.sql)
     wanted = int(request.parameters.get("MULTI_STATEMENT_COUNT", 1) or 0)
     if wanted != 0 and wanted != len(statements):
