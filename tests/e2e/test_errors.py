@@ -115,6 +115,8 @@ def test_syntax_error_message_names_the_position(cur: Any) -> None:
             "Timestamp '2020-01-01 25:00' is not recognized",
         ),
         ("SELECT PARSE_JSON('{bad')", 100069, "22P02", "Error parsing JSON: "),
+        ("SELECT PARSE_JSON('{')", 100069, "22P02", "Error parsing JSON: unexpected end of input"),
+        ("SELECT PARSE_JSON('{\"a\": 1,')", 100069, "22P02", "Error parsing JSON: unexpected end of input"),
         ("SELECT TO_OBJECT(PARSE_JSON('[1]'))", 100000, "22000", "Invalid object value: "),
     ],
 )
@@ -140,6 +142,7 @@ def test_try_functions_give_null_for_values_that_do_not_convert(cur: Any) -> Non
     assert row[2:4] == (None, None)
     assert row[4].isoformat() == "2020-02-28T10:00:00"
     assert row[5:] == (None, None, None)
+    assert cur.execute("SELECT TRY_PARSE_JSON('{'), TRY_PARSE_JSON('{\"a\": 1,')").fetchone() == (None, None)
 
 
 def test_values_mixing_numbers_and_strings_take_the_number_type(cur: Any) -> None:

@@ -214,6 +214,8 @@ class _Lenient:
             if self.peek() == "}":
                 self.i += 1
                 return out
+            if not self.peek():
+                raise ParseError("unexpected end of input")
             key = self.string() if self.peek() in "\"'" else self.bare()
             self.ws()
             if self.peek() != ":":
