@@ -64,6 +64,10 @@ _ARROW_NAMES = [
 ]
 
 
+_UNEVALUATED_SUBQUERIES = (
+    "Physical plan does not support logical expression ScalarSubquery",
+    "Correlated scalar subquery must be aggregated",
+)
 _UNSUPPORTED_NODE = re.compile(r"Unsupported ast node (\w+)")
 _NODE_NAMES = {"MatchRecognize": "MATCH_RECOGNIZE"}
 
@@ -157,6 +161,10 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         return NumericValueNotRecognized(message)
     if match := _PARSER.search(text):  # SQL the translation let through that DataFusion cannot read
         return errors.SyntaxError_(f"syntax error: {match.group(1)}")
+    if any(cause in text for cause in _UNEVALUATED_SUBQUERIES):
+        # Correlated scalar subqueries the engine cannot decorrelate (a non-equality correlation,
+        # no aggregate to make them one row): Snowflake refuses such shapes with this error.
+        return SqlCompilationError("Unsupported subquery type cannot be evaluated", code=2031)
     if "This feature is not implemented" in text:
         message = message.replace("This feature is not implemented: ", "")
         # DataFusion prints the whole syntax tree of a construct it lacks: its name says enough.

@@ -21,6 +21,10 @@ from snowflake.connector.errors import ProgrammingError
         ("USE DATABASE no_such_database", 2003, "42S02"),
         ("INSERT INTO t VALUES (1, 2)", 2020, "42601"),
         ("SELECT a FROM t AS x, t AS y", 2028, "42601"),  # ambiguous column name 'A'
+        # Correlated scalar subqueries of the shapes Snowflake refuses too ("Unsupported subquery
+        # type cannot be evaluated"): not one row by an aggregate, or a non-equality correlation.
+        ("SELECT (SELECT u.a FROM t AS u WHERE u.a = t.a) FROM t", 2031, "42601"),
+        ("SELECT (SELECT MAX(u.a) FROM t AS u WHERE u.a < t.a) FROM t", 2031, "42601"),
     ],
 )
 def test_error_codes(cur: Any, sql: str, errno: int, sqlstate: str) -> None:
