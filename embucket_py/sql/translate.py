@@ -20,6 +20,7 @@ from embucket_py.sql.transforms.dual import dual
 from embucket_py.sql.transforms.fetch import fetch
 from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
+from embucket_py.sql.transforms.grouping_sets import grouping_sets
 from embucket_py.sql.transforms.identifiers import identifiers
 from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_aliases
 from embucket_py.sql.transforms.order_by_all import order_by_all
@@ -95,6 +96,7 @@ def _translate(
     tree = functions(tree, ctx)
     tree = subquery_predicates(tree)
     tree = sampling(tree, ctx, columns)
+    tree = grouping_sets(tree)
     tables = table_references(tree, ctx)
     split = shared_ctes(tree)
     tree = identifiers(tree)
