@@ -65,7 +65,10 @@ _ARROW_NAMES = [
 
 
 _UNEVALUATED_SUBQUERIES = (
-    "Physical plan does not support logical expression ScalarSubquery",
+    *(
+        f"Physical plan does not support logical expression {k}"
+        for k in ("ScalarSubquery", "Exists", "InSubquery")
+    ),
     "Correlated scalar subquery must be aggregated",
 )
 _UNSUPPORTED_NODE = re.compile(r"Unsupported ast node (\w+)")
@@ -162,8 +165,8 @@ def from_datafusion(error: Exception) -> SnowflakeError:
     if match := _PARSER.search(text):  # SQL the translation let through that DataFusion cannot read
         return errors.SyntaxError_(f"syntax error: {match.group(1)}")
     if any(cause in text for cause in _UNEVALUATED_SUBQUERIES):
-        # Correlated scalar subqueries the engine cannot decorrelate (a non-equality correlation,
-        # no aggregate to make them one row): Snowflake refuses such shapes with this error.
+        # Subqueries the engine cannot decorrelate (a non-equality correlation, no aggregate to
+        # make a scalar one one row, ANY / ALL outside a filter): Snowflake refuses such shapes so.
         return SqlCompilationError("Unsupported subquery type cannot be evaluated", code=2031)
     if "This feature is not implemented" in text:
         message = message.replace("This feature is not implemented: ", "")

@@ -25,6 +25,7 @@ from snowflake.connector.errors import ProgrammingError
         # type cannot be evaluated"): not one row by an aggregate, or a non-equality correlation.
         ("SELECT (SELECT u.a FROM t AS u WHERE u.a = t.a) FROM t", 2031, "42601"),
         ("SELECT (SELECT MAX(u.a) FROM t AS u WHERE u.a < t.a) FROM t", 2031, "42601"),
+        ("SELECT 1 = ANY (SELECT a FROM t)", 2031, "42601"),
     ],
 )
 def test_error_codes(cur: Any, sql: str, errno: int, sqlstate: str) -> None:
