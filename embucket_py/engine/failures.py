@@ -65,10 +65,9 @@ _ARROW_NAMES = [
 
 
 _UNEVALUATED_SUBQUERIES = (
-    *(
-        f"Physical plan does not support logical expression {k}"
-        for k in ("ScalarSubquery", "Exists", "InSubquery")
-    ),
+    "Physical plan does not support logical expression ScalarSubquery",
+    "Physical plan does not support logical expression Exists",
+    "Physical plan does not support logical expression InSubquery",
     "Correlated scalar subquery must be aggregated",
 )
 _UNSUPPORTED_NODE = re.compile(r"Unsupported ast node (\w+)")

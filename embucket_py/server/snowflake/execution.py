@@ -124,12 +124,12 @@ def run(state: ServerState, session: Session, request: Request, record: QueryRec
 
 
 def _run(state: ServerState, session: Session, request: Request, record: QueryRecord) -> EncodedResult:
+    if cancel := _CANCEL_QUERY.fullmatch(request.sql):
+        return _cancel_query(state, session, cancel.group(1), cancel.group(2))
     scan = _RESULT_SCAN.fullmatch(request.sql)
     if scan and state.queries.get_own(scan.group(1), session, state.engine.history.user_of) is not None:
         return _result_scan(state, session, scan.group(1))
     # Otherwise RESULT_SCAN runs in the engine, over the durable copy of the result.
-    if cancel := _CANCEL_QUERY.fullmatch(request.sql):
-        return _cancel_query(state, session, cancel.group(1), cancel.group(2))
     statements = state.engine.prepare(request.sql)
     wanted = int(request.parameters.get("MULTI_STATEMENT_COUNT", 1) or 0)
     if wanted != 0 and wanted != len(statements):
