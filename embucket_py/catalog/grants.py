@@ -232,7 +232,7 @@ class Grants:
                 )
                 conn.execute(default_roles_table.delete().where(default_roles_table.c.user == admin))
                 conn.execute(default_roles_table.insert().values(user=admin, role=ACCOUNTADMIN))
-            _bump(conn)
+            bump_version(conn)
         self._state = None
 
     # --- reading ----------------------------------------------------------------------------------
@@ -336,8 +336,8 @@ class Grants:
                 _forget_role(conn, name)
             now = datetime.now(UTC)
             conn.execute(roles_table.insert().values(name=name, owner=by, comment=comment, created_on=now))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
         return f"Role {name} successfully created."
 
     def drop_role(self, name: str, if_exists: bool) -> str:
@@ -350,8 +350,8 @@ class Grants:
                     return "Drop statement executed successfully (ROLE already dropped)."
                 raise object_not_found("Role", name)
             _forget_role(conn, name)
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
         return f"{name} successfully dropped."
 
     def grant_role(self, role: str, grantee_kind: str, grantee: str, by: str) -> None:
@@ -363,8 +363,8 @@ class Grants:
             if conn.execute(sa.select(t.c.role).where(*where)).first() is None:
                 row = {"role": role, "grantee_kind": grantee_kind, "grantee": grantee, "granted_by": by}
                 conn.execute(t.insert().values(**row, created_on=datetime.now(UTC)))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def revoke_role(self, role: str, grantee_kind: str, grantee: str) -> None:
         t = role_grants_table
@@ -372,8 +372,8 @@ class Grants:
             conn.execute(
                 t.delete().where(t.c.role == role, t.c.grantee_kind == grantee_kind, t.c.grantee == grantee)
             )
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def grant(self, privileges: Iterable[str], on: Securable, role: str, grant_option: bool, by: str) -> None:
         t = privileges_table
@@ -385,8 +385,8 @@ class Grants:
                     conn.execute(t.insert().values(_row(privilege, on, role, grant_option, by, now)))
                 elif grant_option:
                     conn.execute(t.update().where(*where).values(grant_option=True))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def revoke(self, privileges: Iterable[str], on: Securable, role: str, grant_option_only: bool) -> None:
         t = privileges_table
@@ -397,8 +397,8 @@ class Grants:
                     conn.execute(t.update().where(*where).values(grant_option=False))
                 else:
                     conn.execute(t.delete().where(*where))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def set_owner(self, on: Securable, role: str, by: str | None, keep_grants: bool = True) -> None:
         """Makes a role the owner (a created object, or GRANT OWNERSHIP)."""
@@ -410,16 +410,16 @@ class Grants:
             else:
                 conn.execute(t.delete().where(*key))
             conn.execute(t.insert().values(_row("OWNERSHIP", on, role, True, by, datetime.now(UTC))))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def forget(self, on: Securable) -> None:
         """A dropped object (or one replaced): its grants go with it."""
         t = privileges_table
         with self.engine.begin() as conn:
             conn.execute(t.delete().where(*_object_key(on)))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def move(self, old: Securable, new: Securable) -> None:
         """A renamed object keeps its grants under its new name."""
@@ -431,8 +431,8 @@ class Grants:
                 .where(*_object_key(old))
                 .values(database=new.database, schema=new.schema, name=new.name)
             )
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def set_default_role(self, user: str, role: str | None) -> None:
         t = default_roles_table
@@ -440,18 +440,19 @@ class Grants:
             conn.execute(t.delete().where(t.c.user == user))
             if role:
                 conn.execute(t.insert().values(user=user, role=role))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
     def forget_user(self, user: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(default_roles_table.delete().where(default_roles_table.c.user == user))
             t = role_grants_table
             conn.execute(t.delete().where(t.c.grantee_kind == "USER", t.c.grantee == user))
-            _bump(conn)
-        self._invalidate()
+            bump_version(conn)
+        self.invalidate()
 
-    def _invalidate(self) -> None:
+    def invalidate(self) -> None:
+        """Drops this process's copy (the metastore's grants changed, or are about to be read anew)."""
         with self._lock:
             self._state = None
 
@@ -505,7 +506,8 @@ def _forget_role(conn: sa.Connection, name: str) -> None:
     conn.execute(default_roles_table.delete().where(default_roles_table.c.role == name))
 
 
-def _bump(conn: sa.Connection) -> None:
+def bump_version(conn: sa.Connection) -> None:
+    """Tells every server (each keeps a copy of the grants) that they changed, in `conn`'s transaction."""
     t = version_table
     if conn.execute(t.update().where(t.c.id == 1).values(version=t.c.version + 1)).rowcount == 0:
         conn.execute(t.insert().values(id=1, version=1))

@@ -157,8 +157,7 @@ class Metastore:
             )
             if binding is not None:
                 external.bind(conn, naming.stored(name), binding)
-        with self._lock:
-            self._catalogs.pop(naming.stored(name), None)
+        self.forget_catalog(name)
         self.catalog(name).create_namespace_if_not_exists(naming.stored("PUBLIC"))
         return True
 
@@ -177,8 +176,7 @@ class Metastore:
         with self.engine.begin() as conn:
             conn.execute(databases_table.delete().where(databases_table.c.name == naming.stored(name)))
             external.unbind(conn, naming.stored(name))
-        with self._lock:
-            self._catalogs.pop(naming.stored(name), None)
+        self.forget_catalog(name)
         return True
 
     def catalog(self, database: str) -> SqlCatalog:
@@ -207,6 +205,11 @@ class Metastore:
                 )
                 self._catalogs[key] = cat
             return cat
+
+    def forget_catalog(self, database: str) -> None:
+        """Drops the catalog kept for a database (renamed or swapped: made again on next use)."""
+        with self._lock:
+            self._catalogs.pop(naming.stored(database), None)
 
     def known_catalog(self, database: str) -> SqlCatalog | None:
         """The database's catalog if this process has used it (no existence check, no query)."""

@@ -70,7 +70,7 @@ def set_retention(tables: Tables, change: RetentionChange) -> QueryResult:
             tx.set_properties({RETENTION_PROPERTY: str(days)})
         tables.finish(ref, table, tx, appends_only=False)
         return status(OK)
-    if _container_exists(tables, change.kind, change.parts, change.if_exists):
+    if container_exists(tables, change.kind, change.parts, change.if_exists):
         schema = change.parts[1] if change.kind == "SCHEMA" else None
         retention_of(tables.metastore).set(change.parts[0], schema, days)
     return status(OK)
@@ -82,7 +82,7 @@ def set_comment(tables: Tables, change: CommentChange) -> QueryResult:
     Raises:
         ObjectNotFound: no such schema or database (without IF EXISTS).
     """
-    if _container_exists(tables, change.kind, change.parts, change.if_exists):
+    if container_exists(tables, change.kind, change.parts, change.if_exists):
         if change.kind == "SCHEMA":
             tables.metastore.set_schema_comment(change.parts[0], change.parts[1], change.comment)
         else:
@@ -90,7 +90,7 @@ def set_comment(tables: Tables, change: CommentChange) -> QueryResult:
     return status(OK)
 
 
-def _container_exists(tables: Tables, kind: str, parts: list[str], if_exists: bool) -> bool:
+def container_exists(tables: Tables, kind: str, parts: list[str], if_exists: bool) -> bool:
     """Whether the schema or database an ALTER names exists; False for a missing one it may skip
     (IF EXISTS).
 

@@ -27,6 +27,7 @@ from embucket_py.engine import (
     changes,
     clustering,
     commands,
+    containers,
     ddl,
     ddl_text,
     dml,
@@ -71,7 +72,7 @@ from embucket_py.sql.account import account_alter
 from embucket_py.sql.alter import alter_def, view_alter_def
 from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext
-from embucket_py.sql.ddl import comment_change, create_def, drop_def, retention_change
+from embucket_py.sql.ddl import comment_change, container_move, create_def, drop_def, retention_change
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
 from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
@@ -350,6 +351,8 @@ class Engine:
             return ddl.set_retention(tables, retention)
         if (comment := comment_change(tree, ctx)) is not None:
             return ddl.set_comment(tables, comment)
+        if (moved := container_move(tree, ctx)) is not None:
+            return containers.move(tables, session, moved)
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":

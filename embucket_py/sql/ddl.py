@@ -251,22 +251,69 @@ def retention_change(tree: exp.Expression, ctx: SqlContext) -> RetentionChange |
         if unset and [normalize(e) for e in action.expressions] == [RETENTION]:
             return RetentionChange("TABLE", parts, None, bool(tree.args.get("exists")))
         return None
-    if not (isinstance(tree, exp.Command) and str(tree.this).upper() == "ALTER"):
-        return None
-    text = tree.expression.name if isinstance(tree.expression, exp.Literal) else str(tree.expression or "")
-    found = _ALTER_CONTAINER.match(text)
+    found = _alter_command(tree, _ALTER_CONTAINER)
     if found is None:
         return None
     kind, exists, name, verb, value = found.groups()
     kind = kind.upper()
-    target = exp.to_table(name.strip(), dialect="snowflake")
     if verb.upper() == "SET":
         if value is None:
             raise Unsupported(f"ALTER {kind} ... SET {RETENTION} needs a value.")
         days = _days(exp.Literal.number(value) if value.isdigit() else exp.Literal.string(value))
     else:
         days = None
-    return RetentionChange(kind, _object_parts(kind, target, ctx), days, exists is not None)
+    return RetentionChange(kind, _container_parts(kind, name, ctx), days, exists is not None)
+
+
+def _alter_command(tree: exp.Expression, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """`pattern` matched against the rest of an ALTER that sqlglot keeps as a command."""
+    if not (isinstance(tree, exp.Command) and str(tree.this).upper() == "ALTER"):
+        return None
+    text = tree.expression.name if isinstance(tree.expression, exp.Literal) else str(tree.expression or "")
+    return pattern.match(text)
+
+
+def _container_parts(kind: str, name: str, ctx: SqlContext) -> list[str]:
+    """[database] or [database, schema] of a name written in an ALTER SCHEMA | DATABASE command
+    (read as a table name: a schema's database, when given, is its `db`)."""
+    name_only = exp.to_table(name.strip(), dialect="snowflake")
+    if kind == "DATABASE":
+        return [normalize(name_only.this)]
+    database = name_only.args.get("db")
+    if database is None and ctx.database is None:
+        qualify([None, None, None], ctx, "schema operation")
+    return [normalize(database) if database is not None else str(ctx.database), normalize(name_only.this)]
+
+
+@dataclass(frozen=True)
+class ContainerMove:
+    """ALTER SCHEMA | DATABASE [IF EXISTS] n RENAME TO m | SWAP WITH m."""
+
+    kind: str  # SCHEMA DATABASE
+    verb: str  # RENAME SWAP
+    parts: list[str]  # [database, schema] or [database]
+    other: list[str]  # the new name, or the one swapped with (as `parts`)
+    if_exists: bool = False
+
+
+_MOVE_CONTAINER = re.compile(
+    r"^\s*(SCHEMA|DATABASE)\s+(IF\s+EXISTS\s+)?(.+?)\s+(RENAME\s+TO|SWAP\s+WITH)\s+(.+?)\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def container_move(tree: exp.Expression, ctx: SqlContext) -> ContainerMove | None:
+    """The rename or swap an ALTER SCHEMA | DATABASE makes (sqlglot keeps it as a command); None
+    for any other statement. A schema's new name without a database stays in its database.
+    https://docs.snowflake.com/en/sql-reference/sql/alter-schema"""
+    found = _alter_command(tree, _MOVE_CONTAINER)
+    if found is None:
+        return None
+    kind, exists, name, verb, other = found.groups()
+    kind = kind.upper()
+    parts = _container_parts(kind, name, ctx)
+    other_parts = _container_parts(kind, other, SqlContext(parts[0], None, ctx.values))
+    return ContainerMove(kind, verb.split()[0].upper(), parts, other_parts, exists is not None)
 
 
 def _like(props: exp.Expression | None, ctx: SqlContext) -> list[str] | None:

@@ -148,6 +148,22 @@ class StageStore:
         if self.fs.get_file_info(self.base).type == pafs.FileType.Directory:
             self.fs.delete_dir(self.base)
 
+    def move(self, path: str, to: str) -> bool:
+        """Moves the folder `path` (everything below it) to `to`: one rename on a local disk, each
+        object copied then the folder deleted on S3. False when there is no such folder."""
+        source, target = self._full(path), self._full(to)
+        if self.fs.get_file_info(source).type != pafs.FileType.Directory:
+            return False
+        if self.local:
+            self.fs.create_dir(target.rpartition("/")[0], recursive=True)
+            self.fs.move(source, target)
+            return True
+        for entry in self.fs.get_file_info(pafs.FileSelector(source, recursive=True)):
+            if entry.type == pafs.FileType.File:
+                self.fs.copy_file(entry.path, target + entry.path[len(source) :])
+        self.fs.delete_dir(source)
+        return True
+
     def digest(self, path: str, algorithm: str = "md5") -> str:
         h = hashlib.new(algorithm)
         with self.open_input(path) as f:

@@ -103,6 +103,21 @@ def test_dml_and_time_travel_on_s3(s3_server: Server) -> None:
         assert cur.fetchone() == (0,)
 
 
+def test_renamed_schema_takes_its_stage_files_along_on_s3(s3_server: Server, tmp_path: Path) -> None:
+    data = tmp_path / "rows.csv"
+    data.write_text("1,one\n2,two\n")
+    with s3_server.connect() as conn:
+        cur = conn.cursor()
+        cur.execute("CREATE SCHEMA landing")
+        cur.execute("CREATE STAGE landing.inbox")
+        cur.execute(f"PUT file://{data} @landing.inbox/day1 AUTO_COMPRESS = FALSE")
+        cur.execute("CREATE TABLE landing.t (id INT, name VARCHAR)")
+        cur.execute("ALTER SCHEMA landing RENAME TO raw")
+        assert [r[0] for r in cur.execute("LIST @raw.inbox").fetchall()] == ["inbox/day1/rows.csv"]
+        cur.execute("COPY INTO raw.t FROM @raw.inbox FILE_FORMAT = (TYPE = CSV)")
+        assert cur.execute("SELECT id, name FROM raw.t ORDER BY id").fetchall() == [(1, "one"), (2, "two")]
+
+
 def test_credentials_never_leak(s3_server: Server) -> None:
     with s3_server.connect() as conn:
         cur = conn.cursor()

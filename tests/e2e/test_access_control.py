@@ -371,3 +371,27 @@ def test_tasks_follow_their_privileges(server: Server) -> None:
             adm.execute(f"GRANT CREATE TASK ON SCHEMA {db}.public TO ROLE {role}")
             cur.execute(f"CREATE TASK {db}.public.mine AS SELECT 1")
             assert cur.execute(f"DROP TASK {db}.public.mine").fetchone() == ("MINE successfully dropped.",)
+
+
+def test_renaming_a_schema_needs_its_ownership(server: Server) -> None:
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"REN_{tag}", f"REN_ROLE_{tag}", f"REN_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE SCHEMA {db}.owned")
+        _schema_user(adm, db, role, user, "pw-9")
+        adm.execute(f"GRANT USAGE ON SCHEMA {db}.owned TO ROLE {role}")
+        with server.connect(user=user, password="pw-9") as conn:
+            cur = conn.cursor()
+            denied = _error(cur, f"ALTER SCHEMA {db}.owned RENAME TO renamed")
+            assert (denied.errno, denied.sqlstate) == (3001, "42501")
+            assert adm.execute(f"SHOW SCHEMAS LIKE 'OWNED' IN DATABASE {db}").fetchall()
+            adm.execute(f"GRANT OWNERSHIP ON SCHEMA {db}.owned TO ROLE {role}")
+            cur.execute(f"ALTER SCHEMA {db}.owned RENAME TO renamed")
+            # The role's privileges went with the schema.
+            assert [r[1] for r in cur.execute(f"SHOW SCHEMAS IN DATABASE {db}").fetchall()] == [
+                "PUBLIC",
+                "RENAMED",
+            ]
+        adm.execute(f"DROP DATABASE {db}")

@@ -1,4 +1,5 @@
-"""ALTER VIEW and COMMENT ON VIEW, as parsed into one action each."""
+"""ALTER VIEW and COMMENT ON VIEW, as parsed into one action each; ALTER SCHEMA | DATABASE's
+renames, swaps and retention changes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from embucket_py.errors import Unsupported
 from embucket_py.sql.alter import AlterView, RenameTable, SetComment, SetSecure, view_alter_def
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.ddl import ContainerMove, RetentionChange, container_move, retention_change
 from embucket_py.sql.parse import parse
 
 CTX = SqlContext("DB", "SC", {})
@@ -34,3 +36,23 @@ def test_other_statements_are_not_view_alterations() -> None:
     assert _view("COMMENT ON TABLE t IS 'c'") is None
     with pytest.raises(Unsupported):
         _view("ALTER VIEW v ADD COLUMN c INT")
+
+
+def test_schema_and_database_moves() -> None:
+    def move(sql: str) -> ContainerMove | None:
+        return container_move(parse(sql)[0], CTX)
+
+    assert move("ALTER SCHEMA s RENAME TO t") == ContainerMove("SCHEMA", "RENAME", ["DB", "S"], ["DB", "T"])
+    # A new name without a database stays in the schema's database, not the session's.
+    assert move('alter schema if exists x."a b" rename to c') == ContainerMove(
+        "SCHEMA", "RENAME", ["X", "a b"], ["X", "C"], True
+    )
+    assert move("ALTER SCHEMA x.s SWAP WITH y.t") == ContainerMove("SCHEMA", "SWAP", ["X", "S"], ["Y", "T"])
+    assert move("ALTER DATABASE d RENAME TO e;") == ContainerMove("DATABASE", "RENAME", ["D"], ["E"])
+    assert move("ALTER SCHEMA s SET COMMENT = 'c'") is None
+    assert move("ALTER TABLE t RENAME TO u") is None
+
+
+def test_schema_retention_by_qualified_name() -> None:
+    change = retention_change(parse("ALTER SCHEMA x.s SET DATA_RETENTION_TIME_IN_DAYS = 2")[0], CTX)
+    assert change == RetentionChange("SCHEMA", ["X", "S"], 2)
