@@ -38,7 +38,7 @@ from embucket_py.catalog.tables import (
 from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
-from embucket_py.engine.query import attach_functions, collect, translate
+from embucket_py.engine.query import attach_functions, collect, plan, translate
 from embucket_py.engine.result import OK, QueryResult, StatementType, dml_counts, status
 from embucket_py.errors import DuplicateRowInDml, SnowflakeError, Unsupported
 from embucket_py.sql import changes as sqlc
@@ -116,6 +116,8 @@ def _attempt(
 ) -> QueryResult:
     table = tables.load(ref)
     columns = Tables.columns(table)
+    if any(c.by_name for c in change.clauses):
+        change = sqlc.by_name_values(change, [c.name for c in columns], _source_columns(tables, change, ctx))
     change = _with_defaults(change, columns)
     schema = Tables.arrow_schema(table)
     files = Tables.scan_files(table)
@@ -140,6 +142,12 @@ def _attempt(
     action = acts.column(sqlc.ACTION)
     count = {a: pc.sum(pc.equal(action, a)).as_py() or 0 for a in (sqlc.INSERT, sqlc.UPDATE, sqlc.DELETE)}
     return _counts(change, count[sqlc.INSERT], count[sqlc.UPDATE], count[sqlc.DELETE], multi_joined)
+
+
+def _source_columns(tables: Tables, change: sqlc.RowChange, ctx: SqlContext) -> list[str]:
+    """The Snowflake names of MERGE's source columns (for ALL BY NAME), from a plan of it alone."""
+    assert change.source is not None
+    return plan(tables, exp.select("*").from_(change.source.copy()).limit(0), ctx, None)[1]
 
 
 def _with_defaults(change: sqlc.RowChange, columns: list[Column]) -> sqlc.RowChange:

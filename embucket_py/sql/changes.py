@@ -9,11 +9,12 @@ https://docs.snowflake.com/en/sql-reference/sql/merge
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
-from embucket_py.errors import Unsupported, width_mismatch
+from embucket_py import naming
+from embucket_py.errors import InvalidIdentifier, Unsupported, width_mismatch
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dml import cast_to
 from embucket_py.sql.names import normalize, qualify, table_parts
@@ -31,6 +32,7 @@ class Clause:
     condition: exp.Expression | None = None
     values: dict[str, exp.Expression] = field(default_factory=dict)  # column -> new value
     positional: list[exp.Expression] | None = None  # INSERT VALUES (...) without a column list
+    by_name: bool = False  # UPDATE | INSERT ALL BY NAME: values come from `by_name_values`
 
     def resolved(self, columns: list[str]) -> dict[str, exp.Expression]:
         if self.positional is None:
@@ -80,12 +82,18 @@ def _join(sources: list[exp.Expression]) -> exp.Expression | None:
     return select.subquery("__src")
 
 
+def _source_name(source: exp.Expression) -> exp.Identifier | None:
+    """How MERGE's clauses refer to its source: its alias, or a table's own name."""
+    alias = source.args.get("alias")
+    name = alias.this if alias is not None else source.this if isinstance(source, exp.Table) else None
+    return name if isinstance(name, exp.Identifier) else None
+
+
 def _of_source(value: exp.Expression, source: exp.Expression) -> exp.Expression:
     """In WHEN NOT MATCHED ... INSERT VALUES (...) no target row exists, so a bare column name
     is the source's (dbt writes `VALUES ("ID", ...)`): qualify it with the source's name."""
-    alias = source.args.get("alias")
-    name = alias.this if alias is not None else source.this if isinstance(source, exp.Table) else None
-    if not isinstance(name, exp.Identifier):
+    name = _source_name(source)
+    if name is None:
         return value
     value = value.copy()
     for column in value.find_all(exp.Column):
@@ -117,7 +125,10 @@ def row_change(tree: exp.Expression, ctx: SqlContext) -> RowChange:
             then = when.args["then"]
             condition = when.args.get("condition")
             matched = bool(when.args.get("matched"))
-            if isinstance(then, exp.Update):
+            if isinstance(then, exp.Update | exp.Insert) and _all_by_name(then):
+                action = UPDATE if isinstance(then, exp.Update) else INSERT
+                clauses.append(Clause(action, matched, condition, by_name=True))
+            elif isinstance(then, exp.Update):
                 clauses.append(Clause(UPDATE, matched, condition, _assignments(then.expressions)))
             elif isinstance(then, exp.Insert):
                 values = [_of_source(v, tree.args["using"]) for v in then.expression.expressions]
@@ -132,6 +143,35 @@ def row_change(tree: exp.Expression, ctx: SqlContext) -> RowChange:
                 clauses.append(Clause(DELETE, matched, condition))
         return RowChange("MERGE", parts, alias, tree.args["using"], tree.args["on"], clauses)
     raise Unsupported("Unsupported DML statement.")
+
+
+def _all_by_name(then: exp.Update | exp.Insert) -> bool:
+    """UPDATE ALL BY NAME and INSERT ALL BY NAME, which sqlglot reads as `UPDATE *` / `INSERT *`."""
+    if isinstance(then, exp.Update):
+        return [type(e) for e in then.expressions] == [exp.Star]
+    return isinstance(then.this, exp.Star)
+
+
+def by_name_values(change: RowChange, target: list[str], source: list[str]) -> RowChange:
+    """MERGE's ALL BY NAME clauses with their values: each target column from the source's column
+    of the same name. Both must have the same columns, in any order.
+
+    Raises:
+        SqlCompilationError: as many columns on both sides is required (002020).
+        InvalidIdentifier: a target column the source does not have.
+    """
+    assert change.source is not None
+    if len(source) != len(target):
+        raise width_mismatch(len(target), len(source))
+    name = _source_name(change.source)
+    for column in target:
+        if column not in source:
+            raise InvalidIdentifier(
+                f"error line 1 at position 0\ninvalid identifier '{naming.quote(column)}'"
+            )
+    values = {c: exp.column(exp.to_identifier(c, quoted=True), name.copy() if name else None) for c in target}
+    clauses = [replace(c, values=values, by_name=False) if c.by_name else c for c in change.clauses]
+    return replace(change, clauses=clauses)
 
 
 def _internal(name: str) -> exp.Table:

@@ -92,6 +92,33 @@ def test_merge_with_every_clause_kind(people: Any) -> None:
     assert rows == [(1, "ANN", 10), (3, "cy", 30), (4, "di", 40), (7, "gil", 0)]
 
 
+def test_merge_all_by_name_matches_columns_by_name(people: Any) -> None:
+    """UPDATE | INSERT ALL BY NAME: the source's columns by name, in any order (the docs' example)."""
+    people.execute("CREATE TABLE incoming (score INT, id INT, name VARCHAR)")
+    people.execute("INSERT INTO incoming VALUES (21, 2, 'BOB'), (50, 5, 'eve')")
+    people.execute(
+        "MERGE INTO people USING incoming ON people.id = incoming.id "
+        "WHEN MATCHED THEN UPDATE ALL BY NAME WHEN NOT MATCHED THEN INSERT ALL BY NAME"
+    )
+    assert people.fetchone() == (1, 1)
+    rows = people.execute("SELECT id, name, score FROM people ORDER BY id").fetchall()
+    assert rows == [(1, "ann", 10), (2, "BOB", 21), (3, "cy", 30), (4, "di", 40), (5, "eve", 50)]
+    # A source of other columns is refused, and nothing is written.
+    with pytest.raises(ProgrammingError) as narrower:
+        people.execute(
+            "MERGE INTO people p USING (SELECT 6 AS id, 'x' AS name) s ON p.id = s.id "
+            "WHEN NOT MATCHED THEN INSERT ALL BY NAME"
+        )
+    assert narrower.value.errno == 2020
+    with pytest.raises(ProgrammingError) as renamed:
+        people.execute(
+            "MERGE INTO people p USING (SELECT 6 AS id, 'x' AS name, 1 AS points) s ON p.id = s.id "
+            "WHEN NOT MATCHED THEN INSERT ALL BY NAME"
+        )
+    assert renamed.value.errno == 904
+    assert people.execute("SELECT COUNT(*) FROM people").fetchone() == (5,)
+
+
 def test_merge_refuses_a_row_matched_twice(people: Any) -> None:
     people.execute("CREATE TABLE dup (id INT, name VARCHAR)")
     people.execute("INSERT INTO dup VALUES (1, 'a'), (1, 'b')")
