@@ -281,3 +281,18 @@ def test_a_number_meeting_a_float_as_one_value_is_a_float(cur: Any) -> None:
         (Decimal("1.50"),),
         (Decimal("2.00"),),
     ]
+
+
+def test_haversine_gives_kilometers_as_a_float(cur: Any) -> None:
+    """The documented example: New York to Los Angeles, 3936.385096389 km (and NULL in, NULL out)."""
+    cur.execute("CREATE TABLE places (lat DOUBLE, lon NUMBER(10, 4))")
+    cur.execute("INSERT INTO places VALUES (40.7127, -74.0059), (34.0500, -118.2500), (NULL, 0)")
+    cur.execute(
+        "SELECT HAVERSINE(a.lat, a.lon, b.lat, b.lon) AS km FROM places a, places b "
+        "WHERE a.lat > 40 AND (b.lat < 40 OR b.lat IS NULL) ORDER BY km NULLS LAST"
+    )
+    assert cur.description[0].type_code == 1  # FLOAT
+    rows = cur.fetchall()
+    assert rows[0][0] == pytest.approx(3936.385096389, abs=1e-9)
+    assert rows[1] == (None,)
+    assert one(cur, "SELECT HAVERSINE(0, 0, 0, 0)") == 0.0

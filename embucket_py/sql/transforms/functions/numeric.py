@@ -393,6 +393,36 @@ def _plain_number(text: str) -> str | None:
     return str(int(value)) if value == value.to_integral_value() else format(value.normalize(), "f")
 
 
+# The Earth's radius HAVERSINE uses: Snowflake's documented New York - Los Angeles example,
+# 3936.385096389 km, comes out with 6371 km.
+EARTH_RADIUS_KM = 6371
+
+
+def _haversine(
+    lat1: exp.Expression, lon1: exp.Expression, lat2: exp.Expression, lon2: exp.Expression
+) -> exp.Expression:
+    """HAVERSINE(lat1, lon1, lat2, lon2): the great-circle distance in km between two points given
+    in degrees, a FLOAT."""
+
+    def radians(degrees: exp.Expression) -> exp.Expression:
+        return call("radians", cast(degrees, "DOUBLE"))
+
+    def sin_squared_half(start: exp.Expression, end: exp.Expression) -> exp.Expression:
+        half = exp.Div(
+            this=paren(exp.Sub(this=radians(end), expression=radians(start))),
+            expression=number(2),
+            typed=True,
+        )
+        return call("power", call("sin", half), number(2))
+
+    cosines = exp.Mul(this=call("cos", radians(lat1.copy())), expression=call("cos", radians(lat2.copy())))
+    inner = exp.Add(
+        this=sin_squared_half(lat1, lat2),
+        expression=exp.Mul(this=cosines, expression=sin_squared_half(lon1, lon2)),
+    )
+    return exp.Mul(this=number(2 * EARTH_RADIUS_KM), expression=call("asin", call("sqrt", inner)))
+
+
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, _COMPARISONS):
         node = _text_compared_to_number(node)
@@ -442,6 +472,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return call("cbrt", cast(node.this, "DOUBLE"))
     if isinstance(node, exp.Log) and node.expression is not None:
         return call("log", cast(node.this, "DOUBLE"), cast(node.expression, "DOUBLE"))
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "HAVERSINE" and len(node.expressions) == 4:
+        return _haversine(*node.expressions)
     if isinstance(node, exp.Anonymous) and node.name.upper() == "SQUARE":
         return call("power", node.expressions[0], number(2))
     if isinstance(node, exp.BitwiseNot):
