@@ -78,6 +78,7 @@ from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, u
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.stages import is_stage_statement
+from embucket_py.sql.transforms.context_functions import ACTIVE_ROLES
 from embucket_py.stages.registry import StageRegistry
 
 log = logging.getLogger(__name__)
@@ -170,6 +171,7 @@ class Engine:
             "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
             "CURRENT_EMBUCKET_VERSION": __version__,
             "CURRENT_TRANSACTION": str(session.transaction.id) if session.transaction else None,
+            ACTIVE_ROLES: tuple(sorted(access.active_roles(self.metastore.grants, session))),
         }
         parameters = {k: v[0] for k, v in PARAMETER_DOCS.items()}
         parameters.update(self.parameter_defaults)

@@ -395,3 +395,22 @@ def test_renaming_a_schema_needs_its_ownership(server: Server) -> None:
                 "RENAMED",
             ]
         adm.execute(f"DROP DATABASE {db}")
+
+
+def test_is_role_in_session_follows_the_active_role_hierarchy(server: Server, world: dict[str, str]) -> None:
+    """IS_ROLE_IN_SESSION: the primary role, the roles it inherits and PUBLIC; names as stored."""
+    role, user = world["role"], world["user"]
+    with server.connect(user=user, password="pw-1") as conn, server.connect() as admin:
+        cur = conn.cursor()
+        sql = f"SELECT IS_ROLE_IN_SESSION('{role}'), IS_ROLE_IN_SESSION('PUBLIC'), "
+        sql += (
+            f"IS_ROLE_IN_SESSION('SYSADMIN'), IS_ROLE_IN_SESSION('{role.lower()}'), IS_ROLE_IN_SESSION(NULL)"
+        )
+        assert cur.execute(sql).fetchone() == (True, True, False, False, None)
+        # A row filter over a column of role names keeps the rows of the roles in session.
+        rows = "SELECT column1 FROM VALUES ('PUBLIC'), ('SYSADMIN'), ('ACCOUNTADMIN') "
+        rows += "WHERE IS_ROLE_IN_SESSION(column1)"
+        assert cur.execute(rows).fetchall() == [("PUBLIC",)]
+        # ACCOUNTADMIN inherits SYSADMIN (and everything under it).
+        adm = admin.cursor()
+        assert adm.execute(rows + " ORDER BY 1").fetchall() == [("ACCOUNTADMIN",), ("PUBLIC",), ("SYSADMIN",)]
