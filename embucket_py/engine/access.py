@@ -159,6 +159,14 @@ def statement_needs(tree: exp.Expression, ctx: SqlContext, session: Session, exi
         add("INSERT", target(tree.this))
     elif isinstance(tree, exp.Create):
         needs += _create_needs(tree, ctx, target(tree.this), obj)
+        clone = tree.args.get("clone")
+        kind = str(tree.args.get("kind") or "").upper()
+        if clone is not None and kind in ("SCHEMA", "DATABASE"):
+            source = target(clone.this)  # a container to use, not a table read
+            if source is not None:
+                needs.append(
+                    Need("USAGE", _schema_of(source, ctx) if kind == "SCHEMA" else _database_of(source))
+                )
     elif isinstance(tree, exp.Drop | exp.Undrop):
         for dropped in tree.args.get("tables") or [tree.this]:
             needs += _drop_needs(tree, ctx, target(dropped), obj, exists)

@@ -8,12 +8,12 @@ from embucket_py import naming
 from embucket_py.catalog.dropped import RETENTION_PROPERTY, dropped_of
 from embucket_py.catalog.retention import check_days, retention_of
 from embucket_py.catalog.tables import Column, SchemaChange, TableName, Tables
-from embucket_py.engine import clustering
+from embucket_py.engine import clones, clustering
 from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.query import collect, plan
 from embucket_py.engine.result import OK, QueryResult, status
 from embucket_py.engine.time_travel import resolve
-from embucket_py.errors import ObjectAlreadyExists, object_not_found, width_mismatch
+from embucket_py.errors import ObjectAlreadyExists, SqlCompilationError, object_not_found, width_mismatch
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
@@ -29,6 +29,12 @@ def create(
 ) -> QueryResult:
     metastore = tables.metastore
     shown = naming.quote(d.parts[-1])
+    container_clone = d.clone_of is not None and d.kind in ("DATABASE", "SCHEMA")
+    if container_clone:
+        assert d.clone_of is not None
+        container_exists(tables, d.kind, d.clone_of, if_exists=False)
+        if d.clone_of == d.parts:
+            raise SqlCompilationError(f"{d.kind.capitalize()} {shown} cannot be a clone of itself.")
     if d.kind == "DATABASE":
         if d.replace and metastore.database_exists(d.parts[0]):
             _drop_database(tables, d.parts[0])  # restorable by UNDROP once the new one is renamed
@@ -45,6 +51,12 @@ def create(
         created = _create_table(tables, d, ctx, source, cancel)
     if not created:
         return status(f"{shown} already exists, statement succeeded.")
+    if container_clone:
+        try:
+            clones.fill(tables, d, ctx)
+        except Exception:  # nothing half made stays
+            (_drop_database(tables, d.parts[0]) if d.kind == "DATABASE" else _drop_schema(tables, *d.parts))
+            raise
     if d.retention_days is not None:
         set_retention(tables, RetentionChange(d.kind, d.parts, d.retention_days))
     return status(f"{d.kind.capitalize()} {shown} successfully created.")

@@ -136,9 +136,12 @@ def create_def(tree: exp.Create, ctx: SqlContext) -> ObjectDef:
     clone = tree.args.get("clone")
     clone_of = clone_point = None
     if clone is not None:
-        if kind != "TABLE":
-            raise Unsupported(f"CREATE {kind} ... CLONE is not supported yet.")
-        clone_of = qualify(table_parts(clone.this), ctx, "clone")
+        if kind == "VIEW":
+            raise Unsupported("CREATE VIEW ... CLONE is not supported.")
+        if kind == "TABLE":
+            clone_of = qualify(table_parts(clone.this), ctx, "clone")
+        else:
+            clone_of = _container_parts(kind, clone.this, ctx)
         clone_point = time_point(clone.this)
     columns = column_names = None
     if isinstance(target, exp.Schema) and kind == "VIEW":
@@ -273,10 +276,10 @@ def _alter_command(tree: exp.Expression, pattern: re.Pattern[str]) -> re.Match[s
     return pattern.match(text)
 
 
-def _container_parts(kind: str, name: str, ctx: SqlContext) -> list[str]:
-    """[database] or [database, schema] of a name written in an ALTER SCHEMA | DATABASE command
-    (read as a table name: a schema's database, when given, is its `db`)."""
-    name_only = exp.to_table(name.strip(), dialect="snowflake")
+def _container_parts(kind: str, name: str | exp.Table, ctx: SqlContext) -> list[str]:
+    """[database] or [database, schema] of a name written in an ALTER SCHEMA | DATABASE command,
+    or of a CLONE's source (read as a table name: a schema's database, when given, is its `db`)."""
+    name_only = name if isinstance(name, exp.Table) else exp.to_table(name.strip(), dialect="snowflake")
     if kind == "DATABASE":
         return [normalize(name_only.this)]
     database = name_only.args.get("db")

@@ -414,3 +414,22 @@ def test_is_role_in_session_follows_the_active_role_hierarchy(server: Server, wo
         # ACCOUNTADMIN inherits SYSADMIN (and everything under it).
         adm = admin.cursor()
         assert adm.execute(rows + " ORDER BY 1").fetchall() == [("ACCOUNTADMIN",), ("PUBLIC",), ("SYSADMIN",)]
+
+
+def test_a_schema_clone_holds_what_the_role_sees(server: Server) -> None:
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"CLN_{tag}", f"CLN_ROLE_{tag}", f"CLN_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE TABLE {db}.public.shared (a INT)")
+        adm.execute(f"CREATE TABLE {db}.public.secret (b INT)")
+        _schema_user(adm, db, role, user, "pw-10")
+        adm.execute(f"GRANT CREATE SCHEMA ON DATABASE {db} TO ROLE {role}")
+        adm.execute(f"GRANT SELECT ON TABLE {db}.public.shared TO ROLE {role}")
+        with server.connect(user=user, password="pw-10") as conn:
+            cur = conn.cursor()
+            cur.execute(f"CREATE SCHEMA {db}.mine CLONE {db}.public")
+            assert [r[1] for r in cur.execute(f"SHOW TABLES IN SCHEMA {db}.mine").fetchall()] == ["SHARED"]
+            assert cur.execute(f"SELECT COUNT(*) FROM {db}.mine.shared").fetchone() == (0,)
+        adm.execute(f"DROP DATABASE {db}")

@@ -117,3 +117,48 @@ def test_alter_schema_retention_by_qualified_name(cur: Any, database: str) -> No
     cur.execute("SHOW SCHEMAS LIKE 'KEPT'")
     row = cur.fetchone()
     assert row[[d.name for d in cur.description].index("retention_time")] == "3"
+
+
+def test_clone_schema_copies_its_objects_zero_copy(cur: Any, tmp_path: Path) -> None:
+    second = _fill_schema(cur, "origin", tmp_path)
+    cur.execute("CREATE FUNCTION origin.times_ten(x INT) RETURNS INT AS 'x * 10'")
+    cur.execute("CREATE SCHEMA copy_now CLONE origin")
+    assert cur.execute("SELECT CURRENT_SCHEMA()").fetchone() == ("COPY_NOW",)
+    assert cur.execute("SELECT a, b FROM t ORDER BY a").fetchall() == [(1, "x"), (2, "y")]
+    assert cur.execute("SELECT * FROM v").fetchall() == [(2,)]
+    assert cur.execute("SELECT copy_now.seq.NEXTVAL, copy_now.times_ten(4)").fetchone() == (10, 40)
+    # The clone and its source change apart.
+    cur.execute("INSERT INTO copy_now.t VALUES (3, 'z')")
+    cur.execute("DELETE FROM origin.t WHERE a = 1")
+    assert cur.execute("SELECT COUNT(*) FROM copy_now.t").fetchone() == (3,)
+    assert cur.execute("SELECT COUNT(*) FROM origin.t").fetchone() == (1,)
+    # At a time point: each table as it was then.
+    cur.execute(f"CREATE SCHEMA copy_then CLONE origin BEFORE(STATEMENT => '{second}')")
+    assert cur.execute("SELECT a FROM copy_then.t").fetchall() == [(1,)]
+
+
+def test_clone_database_and_clone_errors(cur: Any, database: str) -> None:
+    cur.execute("CREATE SCHEMA extra")
+    cur.execute("CREATE TABLE extra.t (a INT)")
+    cur.execute("INSERT INTO extra.t VALUES (7)")
+    cur.execute("CREATE TABLE public.p (b VARCHAR)")
+    cur.execute(f"CREATE DATABASE {database}_COPY CLONE {database}")
+    try:
+        assert cur.execute(f"SELECT a FROM {database}_COPY.extra.t").fetchall() == [(7,)]
+        assert cur.execute(f"SELECT COUNT(*) FROM {database}_COPY.public.p").fetchone() == (0,)
+    finally:
+        cur.execute(f"DROP DATABASE {database}_COPY")
+    cur.execute(f"USE SCHEMA {database}.public")  # a new database became the current one
+    with pytest.raises(ProgrammingError) as missing:
+        cur.execute(f"CREATE SCHEMA {database}.copied CLONE {database}.nope")
+    assert missing.value.errno == 2003
+    with pytest.raises(ProgrammingError) as itself:
+        cur.execute("CREATE OR REPLACE SCHEMA extra CLONE extra")
+    assert itself.value.errno == 2
+    # A point before every table: nothing is created.
+    with pytest.raises(ProgrammingError) as too_early:
+        cur.execute("CREATE SCHEMA early CLONE extra AT(OFFSET => -100000)")
+    assert too_early.value.errno == 707
+    names = {r[1] for r in cur.execute("SHOW SCHEMAS").fetchall()}
+    assert "EARLY" not in names and "COPIED" not in names
+    assert cur.execute("SELECT a FROM extra.t").fetchall() == [(7,)]
