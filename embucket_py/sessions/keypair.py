@@ -2,7 +2,8 @@
 
 https://docs.snowflake.com/en/user-guide/key-pair-auth
 - `ALTER USER u SET RSA_PUBLIC_KEY = '<PEM body>'` (and RSA_PUBLIC_KEY_2, for rotation),
-  `ALTER USER u UNSET RSA_PUBLIC_KEY[_2]`, `CREATE USER u ... RSA_PUBLIC_KEY = '...'`.
+  `ALTER USER u UNSET RSA_PUBLIC_KEY[_2]`, `CREATE USER u ... RSA_PUBLIC_KEY = '...'` (and the
+  other user statements on the same tables: a password set or changed, descriptive properties).
 - The login JWT: header alg RS256; `iss` = ACCOUNT.USER.SHA256:<base64 SHA-256 of the DER
   SubjectPublicKeyInfo>, `sub` = ACCOUNT.USER, `iat`/`exp` (at most an hour apart).
 Keys live in their own metastore table, so they are shared by every server of one metastore.
@@ -205,7 +206,8 @@ def _properties(rest: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class UserStatement:
-    """ALTER USER ... SET/UNSET RSA_PUBLIC_KEY[_2], or CREATE USER with a password and keys."""
+    """ALTER USER ... SET/UNSET RSA_PUBLIC_KEY[_2] | SET PASSWORD, or CREATE USER with a password
+    and keys."""
 
     kind: str  # "ALTER" or "CREATE"
     user: str
@@ -214,6 +216,19 @@ class UserStatement:
     default_role: str | None = None
     if_not_exists: bool = False
     or_replace: bool = False
+
+
+# User properties taken and kept nowhere: names and e-mail are only descriptive, and a warehouse
+# is a no-op here.
+_DESCRIPTIVE = {
+    "COMMENT",
+    "LOGIN_NAME",
+    "DISPLAY_NAME",
+    "EMAIL",
+    "FIRST_NAME",
+    "LAST_NAME",
+    "DEFAULT_WAREHOUSE",
+}
 
 
 def parse_user_statement(sql: str) -> UserStatement | None:
@@ -226,14 +241,13 @@ def parse_user_statement(sql: str) -> UserStatement | None:
                 return None
             return UserStatement("ALTER", name, dict.fromkeys(columns))
         props = _properties(rest)
-        if not props or any(k not in KEY_COLUMNS for k in props):
+        if not props or any(k not in {*KEY_COLUMNS, "PASSWORD", *_DESCRIPTIVE} for k in props):
             return None  # other user properties belong to access control
-        return UserStatement("ALTER", name, dict(props.items()))
+        keys = {k: v for k, v in props.items() if k in KEY_COLUMNS}
+        return UserStatement("ALTER", name, keys, password=props.get("PASSWORD"))
     if match := _CREATE.fullmatch(sql):
         props = _properties(match.group("rest"))
-        # Warehouses and namespaces are no-ops here; names and e-mail are only descriptive.
-        descriptive = {"COMMENT", "LOGIN_NAME", "DISPLAY_NAME", "EMAIL", "FIRST_NAME", "LAST_NAME"}
-        unknown = set(props) - {*KEY_COLUMNS, *descriptive, "PASSWORD", "DEFAULT_ROLE", "DEFAULT_WAREHOUSE"}
+        unknown = set(props) - {*KEY_COLUMNS, *_DESCRIPTIVE, "PASSWORD", "DEFAULT_ROLE"}
         if unknown:
             raise SnowflakeError(
                 f"CREATE USER property {sorted(unknown)[0]} is not supported yet.", code=2, sqlstate="0A000"
@@ -266,6 +280,9 @@ def run_user_statement(engine: sa.Engine, statement: UserStatement) -> str:
         exists = conn.execute(sa.select(t.c.name).where(t.c.name == statement.user)).first() is not None
         if statement.kind == "ALTER" and not exists:
             raise object_not_found("User", statement.user)
+        if statement.kind == "ALTER" and statement.password is not None:
+            digest = hash_password(statement.password)
+            conn.execute(t.update().where(t.c.name == statement.user).values(password_hash=digest))
         if statement.kind == "CREATE":
             if exists and statement.if_not_exists:
                 return f"{statement.user} already exists, statement succeeded."

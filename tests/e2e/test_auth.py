@@ -149,6 +149,26 @@ def test_key_pair_user_has_no_password(server: Server) -> None:
         assert info.value.errno == 390100
 
 
+def test_alter_user_set_password(server: Server) -> None:
+    """An administrator sets a user's password; the user changes it again; old ones stop working."""
+    name = f"PW_{uuid.uuid4().hex[:8].upper()}"
+    with server.connect() as admin:
+        admin.cursor().execute(f"CREATE USER {name} PASSWORD = 'first-pw' COMMENT = 'x'")
+        admin.cursor().execute(f"ALTER USER {name} SET PASSWORD = 'second-pw' DISPLAY_NAME = 'P W'")
+    with pytest.raises(snowflake.connector.errors.DatabaseError) as old:
+        server.connect(user=name, password="first-pw")
+    assert old.value.errno == 390100
+    with server.connect(user=name, password="second-pw") as own:
+        assert own.cursor().execute(f"ALTER USER {name} SET PASSWORD = 'third-pw'").fetchone() == (
+            "Statement executed successfully.",
+        )
+        # Another user's password is not the user's to set.
+        with pytest.raises(snowflake.connector.errors.ProgrammingError) as denied:
+            own.cursor().execute("ALTER USER embucket SET PASSWORD = 'taken'")
+        assert denied.value.errno == 3001
+    server.connect(user=name, password="third-pw").close()
+
+
 def test_invalid_public_key_is_refused(cur: snowflake.connector.cursor.SnowflakeCursor) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
         cur.execute("ALTER USER embucket SET RSA_PUBLIC_KEY = 'bm90IGEga2V5'")
