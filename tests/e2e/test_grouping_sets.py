@@ -67,3 +67,22 @@ def test_rollup_keys_inside_expressions_and_windows(sales: Any) -> None:
         "FROM sales WHERE region = 'US' GROUP BY ROLLUP(UPPER(region)) ORDER BY r"
     ).fetchall()
     assert rows == [("ALL", 4, 1), ("US", 4, 1)]
+
+
+def test_positions_in_grouping_sets_stand_for_select_items(sales: Any) -> None:
+    rows = sales.execute(
+        "SELECT UPPER(region) AS r, city, SUM(amount) FROM sales GROUP BY ROLLUP(1, 2) "
+        "ORDER BY 1 NULLS LAST, 2 NULLS LAST"
+    ).fetchall()
+    assert rows == [
+        ("EU", "de", 2),
+        ("EU", "fr", 9),
+        ("EU", None, 11),
+        ("US", "ny", 4),
+        ("US", None, 4),
+        (None, None, 15),
+    ]
+    sets = sales.execute(
+        "SELECT region, city, COUNT(*) FROM sales GROUP BY GROUPING SETS ((1), (2)) ORDER BY 1, 2"
+    ).fetchall()
+    assert sets == [("EU", None, 3), ("US", None, 1), (None, "de", 1), (None, "fr", 2), (None, "ny", 1)]

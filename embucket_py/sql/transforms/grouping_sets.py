@@ -6,7 +6,8 @@ aggregate's output as constant, though the grouping sets put NULL there: it then
 too early (rows missing or split) and drops the ORDER BY over that column. Such a key is grouped
 as `CASE WHEN random() >= 0 THEN key END`, the same value, wherever the query names it after
 grouping (select list, GROUPING, HAVING, ORDER BY, windows); aggregate arguments keep the plain
-column. Keys of a plain GROUP BY are in every group, and constant for good.
+column. Keys of a plain GROUP BY are in every group, and constant for good. Positions in a
+grouping set (`ROLLUP(1, 2)`) stand for the select items there.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ def grouping_sets(tree: exp.Expression) -> exp.Expression:
         group = select.args.get("group")
         if group is None or not any(isinstance(node, _SETS) for node in group.expressions):
             continue
+        _resolve_ordinals(select, group)
         keys = _keys(group)
         for node in group.expressions:
             if isinstance(node, _SETS):
@@ -29,6 +31,19 @@ def grouping_sets(tree: exp.Expression) -> exp.Expression:
             if part is not None:
                 _wrap_in(part, keys)
     return tree
+
+
+def _resolve_ordinals(select: exp.Select, group: exp.Group) -> None:
+    """`ROLLUP(1, 2)`: a position in a grouping set is the select item there (DataFusion reads
+    positions only in a plain GROUP BY)."""
+    items = select.expressions
+    for node in group.expressions:
+        if isinstance(node, _SETS):
+            for key in _flattened(node.expressions):
+                position = int(key.this) if _is_ordinal(key) else 0
+                if 1 <= position <= len(items) and not isinstance(items[position - 1], exp.Star):
+                    item = items[position - 1]
+                    key.replace((item.this if isinstance(item, exp.Alias) else item).copy())
 
 
 def _keys(group: exp.Group) -> list[exp.Expression]:
