@@ -9,13 +9,13 @@ from collections.abc import Callable
 
 from pyiceberg.catalog.sql import SqlCatalog
 
-from embucket_py import naming
 from embucket_py.catalog import renames
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.tables import Tables
 from embucket_py.engine import access
 from embucket_py.engine.ddl import container_exists
 from embucket_py.engine.result import OK, QueryResult, status
+from embucket_py.engine.stages import stage_folder
 from embucket_py.errors import Unsupported, already_exists
 from embucket_py.sessions.session import Session
 from embucket_py.sql.ddl import ContainerMove
@@ -69,7 +69,7 @@ def _move_stage_files(warehouse: str, change: ContainerMove, move_rows: Callable
     """Moves the internal stages' folders (named stages and tables' stages live under
     `<database>/<schema>/`), then the rows; the folders move back if the rows cannot."""
     store = StageStore(internal_root(warehouse))
-    first, second = ("/".join(naming.stored(p) for p in parts) for parts in (change.parts, change.other))
+    first, second = stage_folder(change.parts), stage_folder(change.other)
     steps = [(first, second)]
     if change.verb == "SWAP":
         steps = [(first, first + _ASIDE), (second, first), (first + _ASIDE, second)]

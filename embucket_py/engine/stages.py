@@ -67,6 +67,12 @@ class TransferResult(QueryResult):
     transfer: Transfer | None = None
 
 
+def stage_folder(parts: list[str]) -> str:
+    """The folder, under the internal stages' root, of a database, a schema ([database, schema]:
+    its named and tables' stages) or a named stage ([database, schema, name])."""
+    return "/".join(naming.stored(p) for p in parts)
+
+
 class StageResolver:
     """Stage references -> stores, for one engine (stages live under its warehouse)."""
 
@@ -79,9 +85,8 @@ class StageResolver:
         return StageStore(f"{self.internal}/{key}")
 
     def stage_key(self, stage: StageInfo) -> str:
-        parts = [naming.stored(p) for p in (stage.database, stage.schema, stage.name)]
         suffix = f".tmp{stage.session_id}" if stage.temporary else ""
-        return "/".join(parts) + suffix
+        return stage_folder([stage.database, stage.schema, stage.name]) + suffix
 
     def resolve(self, location: StageLocation, session: Session) -> Resolved:
         """Raises: ObjectNotFound for a missing (or invisible) stage or table; AccessDenied."""
@@ -94,7 +99,7 @@ class StageResolver:
                 raise object_not_found("Table", str(ref))
             if transactions.key(ref) not in session.temporary:  # a table's stage is its owner's
                 self.require(session, "OWNERSHIP", Securable("TABLE", *location.parts))
-            key = "/".join(naming.stored(p) for p in location.parts[:2]) + f"/%{naming.stored(ref.name)}"
+            key = stage_folder(location.parts[:2]) + f"/%{naming.stored(ref.name)}"
             return Resolved(self.internal_store(key), location.path, "", None, key)
         stage = self.registry.require_stage(location.parts, session.id)
         if not stage.temporary:
