@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import python_functions, scan, sequences, streams, user_functions
+from embucket_py.engine import lambdas, python_functions, scan, sequences, streams, user_functions
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -213,6 +213,7 @@ def attach_functions(df_ctx: SessionContext, tables: Tables, sql: str) -> None:
     if sequences.NEXTVAL_UDF in sql:
         df_ctx.register_udf(sequences.nextval_udf(tables.sequences))
     python_functions.REGISTRY.attach(df_ctx, sql)
+    lambdas.attach(df_ctx, sql, lambda inner, body: attach_functions(inner, tables, body))
 
 
 def _over_shared_ctes(

@@ -22,6 +22,7 @@ from embucket_py.sql.transforms.functions import functions
 from embucket_py.sql.transforms.generator import generator
 from embucket_py.sql.transforms.grouping_sets import grouping_sets
 from embucket_py.sql.transforms.identifiers import identifiers
+from embucket_py.sql.transforms.lambdas import lambdas
 from embucket_py.sql.transforms.lateral_aliases import ColumnLookup, lateral_aliases
 from embucket_py.sql.transforms.order_by_all import order_by_all
 from embucket_py.sql.transforms.pivot import pivot
@@ -85,6 +86,8 @@ def _translate(
     # Projection names first: they are spelled after the user's text. Table references next (they
     # need Snowflake names); identifiers last (every remaining name becomes its stored form).
     projected = projections(tree, source)
+    # Lambdas once named: each body becomes a query of its own, translated as any (see lambdas.py).
+    tree = lambdas(tree, ctx, lambda query, inner: _translate(query, inner, None, None))
     tree = connect_by(tree)
     tree = star_objects(tree, ctx, columns)
     tree = using_joins(tree, ctx, columns)

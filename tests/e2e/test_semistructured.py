@@ -321,3 +321,68 @@ def test_a_variant_condition_reads_as_its_boolean_and_a_variant_key_as_its_strin
     assert cur.execute("SELECT id FROM flags GROUP BY id, v:active HAVING v:active").fetchall() == [(1,)]
     (agg,) = cur.execute("SELECT OBJECT_AGG(v:k, id) FROM flags").fetchone()
     assert json.loads(agg) == {"a": 1, "b": 2}
+
+
+def test_transform_filter_and_reduce_run_their_lambdas_as_the_docs_show(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/transform (and filter, reduce)
+    cur.execute("SELECT TRANSFORM([1, 2, 3], a INT -> a * 2), FILTER([1, 2, 3], a INT -> a > 1)")
+    doubled, kept = cur.fetchone()
+    assert (json.loads(doubled), json.loads(kept)) == ([2, 4, 6], [2, 3])
+    assert [d.type_code for d in cur.description] == [10, 10]  # ARRAY
+    people = "[{'name': 'Pat', 'value': 50}, {'name': 'Terry', 'value': 75}]"
+    cur.execute(f"SELECT FILTER({people}, a -> a:value >= 60), TRANSFORM({people}, a -> a:name::STRING)")
+    over, names = cur.fetchone()
+    assert (json.loads(over), json.loads(names)) == ([{"name": "Terry", "value": 75}], ["Pat", "Terry"])
+    cur.execute(
+        "SELECT REDUCE([1, 2, 3], 0, (acc, val) -> acc + val), "
+        "REDUCE([1, 2, 3], 10, (acc, val) -> acc + val), "
+        "REDUCE([1, 2, 3], 0, (acc, val) -> acc + val * val), "
+        "REDUCE([1, NULL, 3], 0, (acc, val) -> acc + ZEROIFNULL(val)), "
+        "REDUCE(['a', 'b', 'c'], '', (acc, val) -> acc || ' ' || val), "
+        "REDUCE([5, 10, 15], 0, (acc, val) -> IFF(val > 7, acc + val, acc))"
+    )
+    assert cur.fetchone() == (6, 16, 14, 4, " a b c", 25)
+    assert [d.type_code for d in cur.description] == [0, 0, 0, 0, 2, 0]  # the initial value's type
+    cur.execute("SELECT REDUCE([1, 2, 3], [], (acc, val) -> ARRAY_PREPEND(acc, val))")
+    assert json.loads(cur.fetchone()[0]) == [3, 2, 1]
+
+
+def test_lambdas_read_outer_columns_nest_and_keep_nulls_apart(cur: Any) -> None:
+    cur.execute("CREATE TABLE orders_arr (id INT, factor NUMBER(4, 1), items ARRAY)")
+    cur.execute(
+        "INSERT INTO orders_arr SELECT 1, 1.5, [1, 2, 3] "
+        "UNION ALL SELECT 2, 2, [10] UNION ALL SELECT 3, 3, NULL"
+    )
+    cur.execute(
+        "SELECT id, TRANSFORM(items, x INT -> x * factor), FILTER(items, x INT -> x > id), "
+        "REDUCE(items, 0, (s, x INT) -> s + x * id) FROM orders_arr ORDER BY id"
+    )
+    rows = [(i, json.loads(t) if t else t, json.loads(f) if f else f, r) for i, t, f, r in cur.fetchall()]
+    assert rows == [(1, [1.5, 3, 4.5], [2, 3], 6), (2, [20], [10], 20), (3, None, None, None)]
+    # Nested lambdas, an aggregate read by the body, empty arrays and NULL initial values.
+    cur.execute("SELECT TRANSFORM([[1, 2], [3]], x -> TRANSFORM(x, y INT -> y * 10))")
+    assert json.loads(cur.fetchone()[0]) == [[10, 20], [30]]
+    cur.execute(
+        "SELECT TRANSFORM(ARRAY_AGG(id) WITHIN GROUP (ORDER BY id), x INT -> x + MAX(id)) FROM orders_arr"
+    )
+    assert json.loads(cur.fetchone()[0]) == [4, 5, 6]
+    cur.execute("SELECT TRANSFORM([], x -> x), REDUCE([], 5, (a, x) -> a), REDUCE([1], NULL, (a, x) -> a)")
+    empty, initial, no_initial = cur.fetchone()
+    assert (json.loads(empty), initial, no_initial) == ([], 5, None)
+    # A lambda that fails fails its statement with Snowflake's error; the session goes on.
+    with pytest.raises(ProgrammingError) as failed:
+        cur.execute("SELECT TRANSFORM(items, x INT -> x / 0) FROM orders_arr")
+    assert failed.value.errno == 100051
+    with pytest.raises(ProgrammingError) as refused:
+        cur.execute("SELECT TRANSFORM(items, (a, b) -> a) FROM orders_arr")
+    assert "must take 1 argument" in str(refused.value)
+    assert cur.execute("SELECT COUNT(*) FROM orders_arr").fetchone() == (3,)
+
+
+def test_a_conditional_with_a_variant_among_its_values_is_a_variant(cur: Any) -> None:
+    cur.execute(
+        "SELECT IFF(f.value > 1, f.value, 'small'), ZEROIFNULL(f.value) FROM TABLE(FLATTEN([1, 3])) f"
+    )
+    assert cur.fetchall() == [('"small"', "1"), ("3", "3")]
+    assert [d.type_code for d in cur.description] == [5, 5]  # VARIANT, not text
+    assert cur.execute("SELECT IFF(TRUE, PARSE_JSON('2'), 0) + 1").fetchone() == (3.0,)

@@ -56,7 +56,7 @@ def functions(tree: exp.Expression, ctx: SqlContext | None = None) -> exp.Expres
         Unsupported: a lambda (TRANSFORM, FILTER, REDUCE), refused by its name (DataFusion's
             error named another function).
     """
-    for lam in tree.find_all(exp.Lambda):
+    for lam in tree.find_all(exp.Lambda):  # (TRANSFORM, FILTER and REDUCE are rewritten by then)
         name = _HIGHER_ORDER.get(type(lam.parent), type(lam.parent).__name__.upper())
         raise Unsupported(f"{name} with a lambda expression is not supported yet.")
     with activated(ctx):

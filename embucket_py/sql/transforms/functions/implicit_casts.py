@@ -20,7 +20,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError
-from embucket_py.sql.transforms.functions.column_kinds import kind_here
+from embucket_py.sql.transforms.functions.column_kinds import SEMI_KINDS, kind_here
 from embucket_py.sql.transforms.functions.numeric import number_scale
 from embucket_py.sql.transforms.functions.temporal import day_number, kind_of, sub
 
@@ -168,6 +168,42 @@ def _number(node: exp.Expression) -> bool:
     return number_scale(node.this if isinstance(node, exp.Alias) else node) is not None
 
 
+def _semi_structured(node: exp.Expression) -> bool:
+    """A value known to be a VARIANT/OBJECT/ARRAY: a path into one, PARSE_JSON, TO_VARIANT, a
+    stored (or FLATTEN's) semi-structured column."""
+    while isinstance(node, exp.Paren | exp.Alias):
+        node = node.this
+    if isinstance(node, exp.JSONExtract | exp.ParseJSON | exp.ToVariant):
+        return True
+    return isinstance(node, exp.Column) and kind_here(node) in SEMI_KINDS
+
+
+def _variant_branches(node: exp.Case | exp.If | exp.Coalesce) -> bool:
+    """A conditional with a VARIANT among its values is a VARIANT, as in Snowflake (ZEROIFNULL(v)
+    is no text): its other values become VARIANTs. Returns whether it is one."""
+    if isinstance(node, exp.Case):
+        keys = [(i, "true") for i in node.args.get("ifs") or []] + [(node, "default")]
+    elif isinstance(node, exp.If):
+        keys = [(node, "true"), (node, "false")]
+    else:
+        keys = [(node, "this")] + [(node, i) for i in range(len(node.expressions))]
+    values = [
+        (owner, key, owner.expressions[key] if isinstance(key, int) else owner.args.get(key))
+        for owner, key in keys
+    ]
+    values = [(owner, key, v) for owner, key, v in values if v is not None]
+    if not any(_semi_structured(v) for _, _, v in values):
+        return False
+    for owner, key, value in values:
+        if not _semi_structured(value) and not isinstance(value, exp.Null):
+            variant = exp.ToVariant(this=value.copy())
+            if isinstance(key, int):
+                owner.expressions[key].replace(variant)
+            else:
+                owner.set(key, variant)
+    return True
+
+
 def _one_value(values: list[exp.Expression], select_items: bool = False) -> list[exp.Expression]:
     """`values` that make one value: NUMBERs become FLOATs when a FLOAT is among them."""
     if any(_float(v) for v in values) and any(_number(v) for v in values):
@@ -202,6 +238,8 @@ def _floats_meet_numbers(tree: exp.Expression) -> None:
         if isinstance(node, exp.SetOperation):
             if not isinstance(node.parent, exp.SetOperation):  # nested ones are the outermost's branches
                 _set_operation_columns(node)
+        elif isinstance(node, exp.Case | exp.If | exp.Coalesce) and _variant_branches(node):
+            node.replace(exp.Anonymous(this="sf_variant_tag", expressions=[node.copy()]))
         elif isinstance(node, exp.Case):
             ifs, default = node.args.get("ifs") or [], node.args.get("default")
             values = _one_value([i.args["true"] for i in ifs] + ([default] if default else []))

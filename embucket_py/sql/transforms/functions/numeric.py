@@ -17,6 +17,7 @@ from embucket_py.sql.transforms.functions.column_kinds import (
     fixed_scale,
     stored_kind,
 )
+from embucket_py.sql.transforms.functions.semistructured import is_variant
 from embucket_py.sql.transforms.functions.temporal import (
     COMPARISONS,
     call,
@@ -287,6 +288,8 @@ def _variant(node: exp.Expression) -> bool:
     if isinstance(node, exp.Cast) and node.to.this in (exp.DType.VARIANT, exp.DType.OBJECT, exp.DType.ARRAY):
         return True
     if isinstance(node, exp.Array | exp.Struct):  # [..] and ARRAY_CONSTRUCT, {..}
+        return True
+    if is_variant(node):  # a UDF's VARIANT (a conditional of VARIANTs, TRANSFORM, ...)
         return True
     return isinstance(node, exp.Column) and stored_kind(node, active()) in SEMI_KINDS
 

@@ -66,6 +66,15 @@ VARIANT_UDFS = frozenset(
         "sf_strtok_to_array",
         "sf_parse_url",
         "sf_regexp_substr_all",
+        # A conditional with a VARIANT among its values (functions/implicit_casts.py).
+        "sf_variant_tag",
+        # Higher-order functions (engine/lambdas.py).
+        "sf_transform",
+        "sf_transform_captured",
+        "sf_filter",
+        "sf_filter_captured",
+        "sf_reduce",
+        "sf_reduce_captured",
     }
 )
 SEMI_TYPES = (exp.DType.VARIANT, exp.DType.OBJECT, exp.DType.ARRAY)
