@@ -74,7 +74,7 @@ from embucket_py.sql.clustering import clustering_def
 from embucket_py.sql.context import ColumnKinds, SqlContext
 from embucket_py.sql.ddl import comment_change, container_move, create_def, drop_def, retention_change
 from embucket_py.sql.dml import InsertDef, insert_def, multi_insert_defs, single_row_values
-from embucket_py.sql.metadata import describe_def, is_show, set_def, show_def, unset_def
+from embucket_py.sql.metadata import describe_def, described_result, is_show, set_def, show_def, unset_def
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.parse import parse
 from embucket_py.sql.stages import is_stage_statement
@@ -87,6 +87,8 @@ log = logging.getLogger(__name__)
 SERVER_VERSION = "9.99.0"
 
 _QUERY_TYPES = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+# Marks the query DESCRIBE RESULT reads (its answer is that query's columns).
+_DESCRIBED_RESULT = "embucket_described_result"
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,7 @@ class Engine:
             "CURRENT_ACCOUNT_NAME": session.account.upper(),
             "CURRENT_ORGANIZATION_NAME": "EMBUCKET",
             "CURRENT_REGION": "LOCAL",
+            "CURRENT_IP_ADDRESS": session.client_ip,
             "CURRENT_SESSION": str(session.id),
             "CURRENT_AVAILABLE_ROLES": json.dumps(sorted(self._user_roles(session)), separators=(",", ":")),
             "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
@@ -206,7 +209,11 @@ class Engine:
         """
         start = int(time.time() * 1000)
         text = catalog_statements.redact(_own_text(statement))  # credentials of volumes and integrations
-        tree = history.last_query_ids(statement.tree, self.history, session)
+        tree = statement.tree
+        if (result_scan := described_result(tree)) is not None:  # described by its columns
+            tree = result_scan
+            tree.meta[_DESCRIBED_RESULT] = True
+        tree = history.last_query_ids(tree, self.history, session)
         tree = history.table_sources(tree, session.database, copy=tree is statement.tree)
         statement = Statement(tree, statement.source)
 
@@ -271,6 +278,10 @@ class Engine:
         if dynamic_statement is not None and dynamic_statement.action in ("DROP", "DESCRIBE"):
             # The table's own DROP / DESCRIBE TABLE (its refreshes stop with it), checked as such.
             tree, dynamic_statement = dynamic_statement.as_table_statement(), None
+        if tree.meta.get(_DESCRIBED_RESULT):
+            described = metadata.describe_result(run_query(tables, tree, ctx, None, cancel).columns)
+            described.batches = [] if describe_only else described.batches
+            return described
         access.check(self.metastore.grants, session, tree, ctx, self._exists_for(tables))
         tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)

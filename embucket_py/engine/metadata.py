@@ -47,7 +47,7 @@ from embucket_py.engine.metadata_columns import (
 )
 from embucket_py.engine.parameters import parameter_rows
 from embucket_py.engine.query import described_schema, plan
-from embucket_py.engine.result import QueryResult, StatementType, constant
+from embucket_py.engine.result import QueryResult, ResultColumn, StatementType, constant
 from embucket_py.errors import (
     ObjectNotFound,
     SnowflakeError,
@@ -514,6 +514,12 @@ def describe(tables: Tables, d: DescribeDef, ctx: SqlContext) -> QueryResult:
     columns = _relation_columns(tables, d.parts, ctx, d.kind)
     primary, unique = keys.key_columns(tables, TableName(*d.parts))
     rows = [_describe_column(c, c.name in primary, c.name in unique) for c in columns]
+    return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
+
+
+def describe_result(columns: list[ResultColumn]) -> QueryResult:
+    """DESCRIBE RESULT: a query result's columns, as DESCRIBE TABLE shows a table's."""
+    rows = [_describe_column(Column(c.name, c.type, c.nullable)) for c in columns]
     return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
 
 

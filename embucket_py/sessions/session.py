@@ -52,6 +52,7 @@ class Session:
     variables: dict[str, Any] = field(default_factory=dict)
     client_app: str = ""
     client_version: str = ""
+    client_ip: str | None = None  # CURRENT_IP_ADDRESS()
     id: int = field(default_factory=_new_session_id)
     transaction: OpenTransaction | None = None
     # TEMPORARY tables: "DB.SCHEMA.NAME" key -> the hidden catalog name that stores them.

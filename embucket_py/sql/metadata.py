@@ -17,6 +17,7 @@ from embucket_py.errors import SqlCompilationError, SyntaxError_, Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
 from embucket_py.sql.parse import parse
+from embucket_py.sql.scripting import command_parts
 
 # What each SHOW lists; the commands' own pages define the output columns.
 # https://docs.snowflake.com/en/sql-reference/sql/show
@@ -239,6 +240,19 @@ def _show_command(text: str) -> ShowDef:
 
 
 # --- DESCRIBE ------------------------------------------------------------------------------------
+
+
+_RESULT = re.compile(r"^RESULT\s+(.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def described_result(tree: exp.Expression) -> exp.Expression | None:
+    """DESCRIBE RESULT { '<query id>' | LAST_QUERY_ID([n]) } as the query reading that result;
+    None for another statement.
+    https://docs.snowflake.com/en/sql-reference/sql/desc-result"""
+    head, rest = command_parts(tree) or ("", "")
+    if head != "DESCRIBE" or not (match := _RESULT.match(rest.strip().rstrip(";").strip())):
+        return None
+    return parse(f"SELECT * FROM TABLE(RESULT_SCAN({match[1]}))")[0]
 
 
 def describe_def(tree: exp.Describe, ctx: SqlContext) -> DescribeDef:

@@ -119,7 +119,8 @@ def _has_statement(text: str) -> bool:
 
 
 _DESCRIBE_OBJECT = re.compile(
-    r"^\s*DESC(?:RIBE)?\s+((?:STREAM|TASK|DYNAMIC\s+TABLE)\s+[^;]+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL
+    r"^\s*DESC(?:RIBE)?\s+((?:STREAM|TASK|DYNAMIC\s+TABLE|RESULT)\s+[^;]+?)\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
 )
 
 

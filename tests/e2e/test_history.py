@@ -20,6 +20,25 @@ def test_result_scan_of_last_query_id(cur: Any) -> None:
     assert cur.execute(f"SELECT y FROM TABLE(RESULT_SCAN('{first}')) WHERE x = 2").fetchall() == [("b",)]
 
 
+def test_describe_result_shows_the_columns_of_an_earlier_result(cur: Any) -> None:
+    # https://docs.snowflake.com/en/sql-reference/sql/desc-result
+    cur.execute("SELECT 1 AS a, 2.5 AS b, 'x' AS c, NULL::DATE AS d")
+    first = cur.sfqid
+    described = cur.execute("DESC RESULT LAST_QUERY_ID()").fetchall()
+    assert [d.name for d in cur.description][:4] == ["name", "type", "kind", "null?"]
+    assert [(r[0], r[1], r[2]) for r in described] == [
+        ("A", "NUMBER(38,0)", "COLUMN"),
+        ("B", "NUMBER(2,1)", "COLUMN"),
+        ("C", "VARCHAR(16777216)", "COLUMN"),
+        ("D", "DATE", "COLUMN"),
+    ]
+    assert cur.execute(f"DESCRIBE RESULT '{first}'").fetchall() == described
+    with pytest.raises(ProgrammingError) as unknown:
+        cur.execute("DESCRIBE RESULT '01234567-89ab-cdef-0123-456789abcdef'")
+    assert unknown.value.errno == 709
+    assert cur.execute("SELECT 1").fetchone() == (1,)
+
+
 def test_result_scan_of_show_output(cur: Any) -> None:
     cur.execute("CREATE TABLE listed (a INT)")
     cur.execute("SHOW TABLES")

@@ -662,6 +662,18 @@ def test_set_evaluates_every_expression_before_assigning(cur: SnowflakeCursor) -
     assert cur.execute("select $lo, $hi").fetchall() == [(50, 80)]
 
 
+def test_getvariable_and_session_context_read_a_variable_by_its_stored_name(cur: SnowflakeCursor) -> None:
+    # https://docs.snowflake.com/en/sql-reference/functions/getvariable
+    cur.execute("SET MY_LOCAL_VARIABLE = 'my_local_variable_value'")
+    cur.execute("SET n = 42")
+    cur.execute(
+        "SELECT GETVARIABLE('MY_LOCAL_VARIABLE'), SESSION_CONTEXT('MY_LOCAL_VARIABLE'), $my_local_variable, "
+        "GETVARIABLE('N'), GETVARIABLE('n'), GETVARIABLE('NOT_SET')"
+    )
+    assert cur.fetchone() == ("my_local_variable_value",) * 3 + ("42", None, None)
+    assert {d.type_code for d in cur.description} == {2}  # VARCHAR
+
+
 def test_unknown_variable_fails_like_snowflake(cur: SnowflakeCursor) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
         cur.execute("select $nope")

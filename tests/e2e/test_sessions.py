@@ -403,3 +403,8 @@ def test_alter_account_sets_what_new_sessions_start_with(server: Server) -> None
         assert _parameter(cur, "TIMEZONE", "in account") == ("America/Los_Angeles", "")
         with server.connect() as after:
             assert _parameter(after.cursor(), "WEEK_START") == ("0", "")
+
+
+def test_current_ip_address_is_the_clients_address_seen_at_login(cur: Any) -> None:
+    cur.execute("SELECT CURRENT_IP_ADDRESS(), CURRENT_CLIENT() LIKE 'PythonConnector %'")
+    assert cur.fetchone() == ("127.0.0.1", True)

@@ -111,6 +111,7 @@ async def login_request(request: Request) -> JSONResponse:
         parameters=await run_in_threadpool(state.engine.session_defaults),
         client_app=str(body.get("CLIENT_APP_ID") or ""),
         client_version=str(body.get("CLIENT_APP_VERSION") or ""),
+        client_ip=request.client.host if request.client else None,
     )
     parameters = body.get("SESSION_PARAMETERS")
     for name, value in (parameters if isinstance(parameters, dict) else {}).items():

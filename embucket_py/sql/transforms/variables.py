@@ -1,6 +1,8 @@
-"""`$name` session variable references -> their values as typed literals; IDENTIFIER($t) -> a name.
+"""`$name` session variable references -> their values as typed literals; IDENTIFIER($t) -> a name;
+GETVARIABLE('NAME') and SESSION_CONTEXT('NAME') -> the value as VARCHAR (NULL when not set).
 
 https://docs.snowflake.com/en/sql-reference/session-variables
+https://docs.snowflake.com/en/sql-reference/functions/getvariable
 """
 
 from __future__ import annotations
@@ -34,6 +36,16 @@ def _lookup(name: str, values: dict[str, Any]) -> Any:
     return values[key]
 
 
+def _by_name(node: exp.Expression) -> bool:
+    return (
+        isinstance(node, exp.Anonymous)
+        and node.name.upper() in ("GETVARIABLE", "SESSION_CONTEXT")
+        and len(node.expressions) == 1
+        and isinstance(node.expressions[0], exp.Literal)
+        and node.expressions[0].is_string
+    )
+
+
 def variables(tree: exp.Expression, values: dict[str, Any]) -> exp.Expression:
     """Replaces `$name` (not `$1`, a positional column) by the variable's value.
 
@@ -52,6 +64,10 @@ def variables(tree: exp.Expression, values: dict[str, Any]) -> exp.Expression:
                 return table
         if isinstance(node, exp.Parameter) and isinstance(node.this, exp.Var):
             return literal(_lookup(node.this.name, values))
+        if _by_name(node):
+            # The name as given: SET stores names in upper case, so 'my_var' finds nothing.
+            value = values.get(node.expressions[0].name)
+            return exp.Cast(this=literal(value), to=exp.DataType.build("VARCHAR"))
         return node
 
     return tree.transform(replace)
