@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -152,7 +153,13 @@ def _check_json(array: pa.Array) -> pa.Array:
     return pa.array(out, UTF8)
 
 
+_WHOLE_DECIMAL = re.compile(r"Decimal(?:128|256)\(\d+, 0\)")
+
+
 def _to_variant(array: pa.Array, types: pa.Array) -> pa.Array:
+    kind = next(iter(texts(types)), None) or ""
+    if kind.startswith(("Int", "UInt")) or _WHOLE_DECIMAL.match(kind):
+        return array.cast(UTF8)  # an integer's JSON is the text it arrives as
     return variant_out(values_of(array, types))
 
 
@@ -175,7 +182,29 @@ def _to_object(array: pa.Array, types: pa.Array) -> pa.Array:
 
 
 def _text(array: pa.Array) -> pa.Array:
-    return pa.array([text_of(v) for v in parsed(array)], UTF8)
+    return pa.array([_scalar_text(t) for t in texts(array)], UTF8)
+
+
+_INTEGER = re.compile(r"(?:0|-?[1-9][0-9]*)\Z")  # as JSON writes integers (not -0 or 007)
+
+
+def _scalar_text(text: str | None) -> str | None:
+    """`text_of` of a VARIANT's JSON text; integers, plain strings and booleans read without
+    parsing (their text is known from the JSON: ~10x faster), the rest parsed."""
+    if text is None:
+        return None
+    if _INTEGER.match(text) or text in ("true", "false"):
+        return text
+    inner = text[1:-1]
+    if (
+        len(text) > 1
+        and text[0] == '"' == text[-1]
+        and '"' not in inner
+        and "\\" not in inner
+        and inner.isprintable()
+    ):
+        return inner
+    return text_of(parsed(pa.array([text], UTF8))[0])
 
 
 _AS_KINDS: dict[str, Callable[[Any], bool]] = {

@@ -94,6 +94,10 @@ def _unmarked(text: str) -> str:
 
 def dumps(value: Any) -> str:
     """Canonical JSON text of a Python value (dict keys sorted, compact)."""
+    if type(value) is int:  # the common scalars without the general path (~5x faster)
+        return str(value)
+    if type(value) is str and "\x00" not in value:
+        return json.dumps(value, ensure_ascii=False)
     return _unmarked(json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
