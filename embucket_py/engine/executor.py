@@ -6,7 +6,9 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import pyarrow as pa
 from pyiceberg.exceptions import CommitFailedException
@@ -39,6 +41,7 @@ from embucket_py.engine import (
     metadata,
     routines,
     scripting,
+    search_path,
     sequences,
     stage_statements,
     staged_query,
@@ -87,6 +90,23 @@ log = logging.getLogger(__name__)
 SERVER_VERSION = "9.99.0"
 
 _QUERY_TYPES = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+
+
+def _checked(
+    tree: exp.Expression,
+    check: Callable[[exp.Expression], None],
+    run: Callable[[exp.Expression], QueryResult],
+) -> Callable[[exp.Expression], QueryResult]:
+    """`run`, with `check` (privileges) first on a tree other than the one checked before."""
+
+    def attempt(given: exp.Expression) -> QueryResult:
+        if given is not tree:
+            check(given)
+        return run(given)
+
+    return attempt
+
+
 # Marks the query DESCRIBE RESULT reads (its answer is that query's columns).
 _DESCRIBED_RESULT = "embucket_described_result"
 
@@ -169,6 +189,9 @@ class Engine:
             "CURRENT_ORGANIZATION_NAME": "EMBUCKET",
             "CURRENT_REGION": "LOCAL",
             "CURRENT_IP_ADDRESS": session.client_ip,
+            "CURRENT_SCHEMAS": search_path.current_schemas(
+                str(session.parameter("SEARCH_PATH", search_path.DEFAULT)), session.database, session.schema
+            ),
             "CURRENT_SESSION": str(session.id),
             "CURRENT_AVAILABLE_ROLES": json.dumps(sorted(self._user_roles(session)), separators=(",", ":")),
             "CURRENT_SECONDARY_ROLES": '{"roles":"","value":""}',
@@ -282,7 +305,11 @@ class Engine:
             described = metadata.describe_result(run_query(tables, tree, ctx, None, cancel).columns)
             described.batches = [] if describe_only else described.batches
             return described
-        access.check(self.metastore.grants, session, tree, ctx, self._exists_for(tables))
+        check = self._access_check(session, tables, ctx)
+        if isinstance(tree, _QUERY_TYPES):  # a name the current schema lacks may be along SEARCH_PATH
+            tree = search_path.on_miss(tables, tree, ctx, lambda t: check(t) or t)
+        else:
+            check(tree)
         tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
@@ -296,7 +323,7 @@ class Engine:
             result.batches = []
             return result
         if describe_only:
-            return self._describe(tables, tree, ctx, statement.source)
+            return self._describe(session, tables, tree, ctx, statement.source)
         if (stream_statement := streams_sql.stream_statement(tree, ctx)) is not None:
             if stream_statement.action != "SHOW":
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
@@ -316,7 +343,8 @@ class Engine:
         if staged_query.reads_stage(tree):
             return staged_query.run(self.stages, session, tree, ctx, statement.source, cancel)
         if isinstance(tree, _QUERY_TYPES):
-            return run_query(tables, tree, ctx, statement.source, cancel)
+            run = partial(run_query, tables, ctx=ctx, source=statement.source, cancel=cancel)
+            return search_path.on_miss(tables, tree, ctx, _checked(tree, check, run))
         if explain.is_explain(tree):
             return explain.run(tables, tree, ctx)
         if isinstance(tree, exp.Insert | exp.MultitableInserts | exp.Update | exp.Delete | exp.Merge):
@@ -461,10 +489,13 @@ class Engine:
         return metadata.with_history(tables, shown, result) if tree.args.get("history") else result
 
     def _describe(
-        self, tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText
+        self, session: Session, tables: Tables, tree: exp.Expression, ctx: SqlContext, source: SourceText
     ) -> QueryResult:
         if isinstance(tree, _QUERY_TYPES):
-            return describe_query(tables, tree, ctx, source)
+            run = partial(describe_query, tables, ctx=ctx, source=source)
+            return search_path.on_miss(
+                tables, tree, ctx, _checked(tree, self._access_check(session, tables, ctx), run)
+            )
         if isinstance(tree, exp.Insert):
             result = dml_counts(StatementType.INSERT, {"number of rows inserted": 0})
         else:
@@ -519,6 +550,12 @@ class Engine:
     def _user_roles(self, session: Session) -> set[str]:
         grants = self.metastore.grants
         return grants.effective_roles(grants.user_roles(session.user))
+
+    def _access_check(
+        self, session: Session, tables: Tables, ctx: SqlContext
+    ) -> Callable[[exp.Expression], None]:
+        """The privilege check of a statement, for a tree rewritten after the first check."""
+        return lambda tree: access.check(self.metastore.grants, session, tree, ctx, self._exists_for(tables))
 
     def _exists_for(self, tables: Tables) -> access.Exists:
         def exists(on: Securable) -> bool:

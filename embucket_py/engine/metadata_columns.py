@@ -188,6 +188,7 @@ PARAMETER_DOCS: dict[str, tuple[object, str]] = {
     "PYTHON_CONNECTOR_QUERY_RESULT_FORMAT": ("ARROW", "Result format for the Python connector."),
     "QUERY_RESULT_FORMAT": ("JSON", "Format of query results sent to clients."),
     "QUERY_TAG": ("", "String tagging the queries of the session."),
+    "SEARCH_PATH": ("$current, $public", "Schemas searched for the unqualified names of queries, in order."),
     "STATEMENT_TIMEOUT_IN_SECONDS": (172800, "Seconds after which a running statement is canceled."),
     "TIMESTAMP_OUTPUT_FORMAT": (
         "YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM",

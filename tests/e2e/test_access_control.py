@@ -433,3 +433,24 @@ def test_a_schema_clone_holds_what_the_role_sees(server: Server) -> None:
             assert [r[1] for r in cur.execute(f"SHOW TABLES IN SCHEMA {db}.mine").fetchall()] == ["SHARED"]
             assert cur.execute(f"SELECT COUNT(*) FROM {db}.mine.shared").fetchone() == (0,)
         adm.execute(f"DROP DATABASE {db}")
+
+
+def test_the_search_path_finds_only_what_the_role_may_read(server: Server) -> None:
+    """A query's unqualified name found in PUBLIC along SEARCH_PATH is checked as if written there."""
+    tag = uuid.uuid4().hex[:6].upper()
+    db, role, user = f"SP_{tag}", f"SP_ROLE_{tag}", f"SP_USER_{tag}"
+    with server.connect() as admin:
+        adm = admin.cursor()
+        adm.execute(f"CREATE DATABASE {db}")
+        adm.execute(f"CREATE TABLE {db}.public.shared (n INT)")
+        adm.execute(f"INSERT INTO {db}.public.shared VALUES (7)")
+        adm.execute(f"CREATE SCHEMA {db}.work")
+        _schema_user(adm, db, role, user, "pw-10")
+        adm.execute(f"GRANT USAGE ON SCHEMA {db}.work TO ROLE {role}")
+        with server.connect(user=user, password="pw-10") as conn:
+            cur = conn.cursor()
+            cur.execute(f"USE SCHEMA {db}.work")
+            assert _error(cur, "SELECT n FROM shared").errno == 2003  # found, not the role's to read
+            adm.execute(f"GRANT SELECT ON TABLE {db}.public.shared TO ROLE {role}")
+            assert cur.execute("SELECT n FROM shared").fetchall() == [(7,)]
+        adm.execute(f"DROP DATABASE {db}")

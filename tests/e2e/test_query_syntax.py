@@ -508,3 +508,33 @@ def test_qualify_under_a_star_returns_the_querys_own_columns(cur: Any) -> None:
     cur.execute("SELECT e.*, amt * 2 AS dbl FROM events e QUALIFY RANK() OVER (ORDER BY amt) <= 1")
     assert [d.name for d in cur.description] == ["ID", "NAME", "AMT", "DBL"]
     assert cur.fetchall() == [(1, "x", Decimal("1.50"), Decimal("3.00"))]
+
+
+def test_queries_find_unqualified_names_along_the_search_path(cur: Any, database: str) -> None:
+    # https://docs.snowflake.com/en/sql-reference/name-resolution#unqualified-objects
+    cur.execute("CREATE TABLE shared (n INT)")
+    cur.execute("INSERT INTO shared VALUES (1), (2)")
+    cur.execute("CREATE VIEW shared_view AS SELECT n * 10 AS n FROM shared")
+    cur.execute("CREATE SCHEMA billing")  # the session's schema from here on
+    assert cur.execute("SELECT CURRENT_SCHEMAS()").fetchone() == (
+        f'["{database}.BILLING", "{database}.PUBLIC"]',
+    )
+    # $current, then $public: a query reads PUBLIC's table and view.
+    assert cur.execute("SELECT SUM(s.n) + (SELECT MAX(n) FROM shared_view) FROM shared s").fetchone() == (23,)
+    assert [d.name for d in cur.execute("SELECT * FROM shared").description] == ["N"]
+    # The current schema comes first.
+    cur.execute("CREATE TABLE shared (n INT)")
+    assert cur.execute("SELECT COUNT(*) FROM shared").fetchone() == (0,)
+    cur.execute("DROP TABLE shared")
+    # DML names the current schema only.
+    with pytest.raises(ProgrammingError) as dml:
+        cur.execute("INSERT INTO shared VALUES (3)")
+    assert dml.value.errno == 2003 and f"{database}.BILLING.SHARED" in str(dml.value)
+    # A path without $public: the name is not found.
+    cur.execute("ALTER SESSION SET SEARCH_PATH = '$current'")
+    with pytest.raises(ProgrammingError) as missing:
+        cur.execute("SELECT * FROM shared")
+    assert missing.value.errno == 2003
+    assert cur.execute("SELECT CURRENT_SCHEMAS()").fetchone() == (f'["{database}.BILLING"]',)
+    cur.execute(f"ALTER SESSION SET SEARCH_PATH = '$current, {database}.public'")
+    assert cur.execute("SELECT COUNT(*) FROM shared").fetchone() == (2,)
