@@ -24,8 +24,10 @@ from embucket_py.stages.fileio import StageStore, internal_root
 _ASIDE = ".swapping"  # a stage folder no stored name can have (one side's files while the other moves)
 
 
-def move(tables: Tables, session: Session, change: ContainerMove) -> QueryResult:
-    """Raises:
+def move(tables: Tables, session: Session, change: ContainerMove, others: list[Session]) -> QueryResult:
+    """The sessions (this one and `others`) whose current database or schema moved follow it.
+
+    Raises:
     ObjectNotFound: a container named is missing (without IF EXISTS for the first).
     ObjectAlreadyExists: the new name is taken.
     AccessDenied: the roles do not own both containers.
@@ -49,7 +51,8 @@ def move(tables: Tables, session: Session, change: ContainerMove) -> QueryResult
         if not isinstance(metastore.catalog(database), SqlCatalog):
             raise Unsupported(f"Database {database} is linked to an external catalog: it cannot move.")
     _move_stage_files(metastore.warehouse, change, lambda: _move_rows(tables, change))
-    _follow(session, change)
+    for follower in {id(s): s for s in [session, *others]}.values():
+        _follow(follower, change)
     return status(OK)
 
 

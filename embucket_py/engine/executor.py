@@ -152,6 +152,8 @@ class Engine:
         self.parameter_defaults = parameter_defaults  # the server's (from its settings)
         self.account_parameters = AccountParameters(metastore)
         self.tasks = tasks.TaskRunner(self)
+        # The sessions this process holds (set by the server), so they follow renamed containers.
+        self.open_sessions: Callable[[], list[Session]] = list
 
     def session_defaults(self) -> dict[str, object]:
         """The parameters a session starts with: the server's, then ALTER ACCOUNT's."""
@@ -393,7 +395,7 @@ class Engine:
         if (comment := comment_change(tree, ctx)) is not None:
             return ddl.set_comment(tables, comment)
         if (moved := container_move(tree, ctx)) is not None:
-            return containers.move(tables, session, moved)
+            return containers.move(tables, session, moved, self.open_sessions())
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":

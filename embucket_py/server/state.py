@@ -47,6 +47,7 @@ class ServerState:
         metastore.ensure_user(settings.user, settings.password)
         metastore.grants.bootstrap(settings.user)
         sessions, queries = _stores(settings, metastore)
+        engine.open_sessions = sessions.open_sessions
         return cls(settings, metastore, engine, sessions, queries)
 
 

@@ -78,6 +78,11 @@ class PersistedSessionStore(SessionStore):
         self._local: dict[int, tuple[int, Session]] = {}  # id -> (version, session)
         self._local_lock = threading.Lock()
 
+    def open_sessions(self) -> list[Session]:
+        """The sessions this server has loaded (those of other servers are theirs to change)."""
+        with self._local_lock:
+            return [session for _, session in self._local.values()]
+
     def _hash(self, token: str) -> str:
         return hmac.new(self.secret.encode(), token.encode(), hashlib.sha256).hexdigest()
 

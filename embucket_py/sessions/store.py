@@ -49,6 +49,11 @@ class SessionStore:
             self._by_master[entry.master] = entry
         return entry.token, entry.master
 
+    def open_sessions(self) -> list[Session]:
+        """Every session this store holds, once each."""
+        with self._lock:
+            return list({id(e.session): e.session for e in self._by_token.values()}.values())
+
     def get(self, token: str) -> Session:
         """The session of a session token.
 

@@ -111,6 +111,27 @@ def test_rename_database_and_session_follows(server: Any, database: str) -> None
             cur.execute(f"DROP DATABASE IF EXISTS {database}_NEW")
 
 
+def test_other_sessions_in_a_renamed_schema_follow_it(server: Any, database: str) -> None:
+    """Snowflake's sessions hold their schema, not its name: a rename by another session moves
+    them along (as it does the session that renames)."""
+    with server.connect(database=database, schema="PUBLIC") as admin, server.connect() as other:
+        adm, cur = admin.cursor(), other.cursor()
+        adm.execute("CREATE SCHEMA raw")
+        adm.execute("CREATE TABLE raw.events (n INT)")
+        adm.execute("INSERT INTO raw.events VALUES (1)")
+        cur.execute(f"USE SCHEMA {database}.raw")
+        adm.execute("ALTER SCHEMA raw RENAME TO bronze")
+        assert cur.execute("SELECT CURRENT_SCHEMA(), COUNT(*) FROM events").fetchone() == ("BRONZE", 1)
+        adm.execute(f"ALTER DATABASE {database} RENAME TO {database}_MOVED")
+        try:
+            assert cur.execute("SELECT CURRENT_DATABASE(), COUNT(*) FROM events").fetchone() == (
+                f"{database}_MOVED",
+                1,
+            )
+        finally:
+            adm.execute(f"DROP DATABASE IF EXISTS {database}_MOVED")
+
+
 def test_alter_schema_retention_by_qualified_name(cur: Any, database: str) -> None:
     cur.execute("CREATE SCHEMA kept")
     cur.execute(f"ALTER SCHEMA {database}.kept SET DATA_RETENTION_TIME_IN_DAYS = 3")
