@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -26,6 +27,9 @@ from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext, activated
 from embucket_py.sql.names import normalize
 from embucket_py.sql.transforms.functions.column_kinds import kind_here
+
+if TYPE_CHECKING:
+    from embucket_py.sql.translate import QueryTranslation
 
 # The lambda input's Snowflake name (its columns are named below).
 INPUT = ("__EMBUCKET", "__LAMBDA", "__INPUT")
@@ -35,14 +39,14 @@ TRANSFORM, FILTER, REDUCE = "sf_transform", "sf_filter", "sf_reduce"
 CAPTURED = "_captured"
 NAMES = tuple(n + suffix for n in (TRANSFORM, FILTER, REDUCE) for suffix in ("", CAPTURED))
 
-_KINDS: dict[type[exp.Expression], tuple[str, str, int]] = {
-    # node -> (Snowflake name, the lambda's argument, its parameter count)
-    exp.Transform: ("TRANSFORM", "expression", 1),
-    exp.ArrayFilter: ("FILTER", "expression", 1),
-    exp.Reduce: ("REDUCE", "merge", 2),
+_KINDS: dict[type[exp.Expression], tuple[str, str, int, str]] = {
+    # node -> (Snowflake name, the lambda's argument, its parameter count, the UDF)
+    exp.Transform: ("TRANSFORM", "expression", 1, TRANSFORM),
+    exp.ArrayFilter: ("FILTER", "expression", 1, FILTER),
+    exp.Reduce: ("REDUCE", "merge", 2, REDUCE),
 }
 
-Translator = Callable[[exp.Expression, SqlContext], "object"]
+Translator = Callable[[exp.Expression, SqlContext], "QueryTranslation"]
 
 
 def lambdas(tree: exp.Expression, ctx: SqlContext, translate: Translator) -> exp.Expression:
@@ -61,7 +65,7 @@ def lambdas(tree: exp.Expression, ctx: SqlContext, translate: Translator) -> exp
 
 
 def _call(node: exp.Expression, ctx: SqlContext, translate: Translator) -> exp.Expression:
-    name, argument, count = _KINDS[type(node)]
+    name, argument, count, udf = _KINDS[type(node)]
     lam = node.args[argument]
     params = [normalize(p) for p in lam.expressions]
     if len(params) != count:
@@ -82,17 +86,12 @@ def _call(node: exp.Expression, ctx: SqlContext, translate: Translator) -> exp.E
     value = exp.Cast(this=body, to=exp.DataType.build("BOOLEAN")) if name == "FILTER" else _to_variant(body)
     query = exp.select(exp.alias_(value, "R")).from_(exp.table_(INPUT[2], db=INPUT[1], catalog=INPUT[0]))
     translation = translate(query, inner_ctx)
-    tables = translation.tables  # type: ignore[attr-defined]
-    if len(tables) != 1:
+    if len(translation.tables) != 1:
         raise Unsupported(f"{name} with a lambda expression that reads a table is not supported yet.")
-    args: list[exp.Expression] = [
-        exp.Literal.string(translation.sql),
-        exp.Literal.string(tables[0].registered_as),
-    ]  # type: ignore[attr-defined]
-    args.append(node.this)
+    sql, table = exp.Literal.string(translation.sql), exp.Literal.string(translation.tables[0].registered_as)
+    args = [sql, table, node.this]
     if isinstance(node, exp.Reduce):
         args.append(_to_variant(node.args["initial"]))
-    udf = {"TRANSFORM": TRANSFORM, "FILTER": FILTER, "REDUCE": REDUCE}[name]
     if outer:
         udf += CAPTURED
         args += [
