@@ -46,11 +46,10 @@ class _Input:
         self.columns: list[tuple[str, pa.Array, str, str]] = []
         if values is None:
             return
-        rows = values.to_pylist()
-        types_row = next((t for t in types.to_pylist() if t), [])  # constants: the same in every row
-        tags_row = next((t for t in tags.to_pylist() if t), [])
-        for i, (arrow_type, tag) in enumerate(zip(types_row, tags_row, strict=False)):
-            column = pa.array([None if r is None else r[i] for r in rows], UTF8)
+        assert types is not None and tags is not None
+        # Types and tags are known when the query is planned: every row holds the same.
+        for i, (arrow_type, tag) in enumerate(zip(types[0].as_py(), tags[0].as_py(), strict=True)):
+            column = pc.list_element(values, i).cast(UTF8)  # each row's value, in Arrow
             self.columns.append((naming.stored(f"__C{i}"), column, arrow_type, tag or ""))
 
     def fields(self, rows: pa.Array) -> tuple[list[pa.Field], list[pa.Array], list[str]]:
