@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore, databases_table
+from embucket_py.catalog.policies import policies_table
 from embucket_py.catalog.routines import routines_table
 from embucket_py.catalog.sequences import sequences_table
 from embucket_py.catalog.views import views_table
@@ -51,7 +52,7 @@ dropped_table = sa.Table(
 
 
 # The objects a schema holds besides its tables, each kind in a metastore table of its own.
-_CONTAINED = {t.name: t for t in (views_table, routines_table, sequences_table)}
+_CONTAINED = {t.name: t for t in (views_table, routines_table, sequences_table, policies_table)}
 dropped_objects_table = sa.Table(
     "embucket_dropped_objects",
     _meta,

@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session as OrmSession
 from embucket_py import naming
 from embucket_py.catalog import dropped, loading
 from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.policies import Policies
 from embucket_py.catalog.retention import retention_of
 from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.sequences import Sequences
@@ -177,6 +178,7 @@ class Tables:
         self.views = Views(metastore)
         self.routines = Routines(metastore)
         self.sequences = Sequences(metastore)
+        self.policies = Policies(metastore)
         self.streams = Streams(metastore)
         self.tasks = Tasks(metastore)
         self.dynamic_tables = Tasks(metastore, DYNAMIC_TABLE)  # the tasks that refresh them
@@ -292,6 +294,9 @@ class Tables:
             raise already_exists("Table", to.name)
         self.metastore.require_schema(to.database, to.schema)
         self.metastore.catalog(ref.database).rename_table(ref.identifier, to.identifier)
+        self.policies.move_attachments(
+            (ref.database, ref.schema, ref.name), (to.database, to.schema, to.name)
+        )
 
     def swap(self, ref: TableName, other: TableName) -> None:
         """ALTER TABLE ... SWAP WITH: both catalog entries exchange their metadata pointers in one
@@ -398,6 +403,7 @@ class Tables:
                 ref.database, ref.schema, ref.name, table.metadata_location, retention
             )
         self.metastore.catalog(ref.database).drop_table(ref.identifier)
+        self.policies.detach_all((ref.database, ref.schema, ref.name))  # they went with the table
         return True
 
     def kind(self, ref: TableName, table: Table) -> str:

@@ -35,6 +35,7 @@ from embucket_py.catalog.tables import (
     own_name,
     reads_by_field_id,
 )
+from embucket_py.engine import policies
 from embucket_py.engine.column_values import conformed_table
 from embucket_py.engine.context import file_frame, for_recursion, new_context, register_arrow, register_tables
 from embucket_py.engine.failures import from_datafusion
@@ -118,7 +119,7 @@ def _attempt(
     columns = Tables.columns(table)
     if any(c.by_name for c in change.clauses):
         change = sqlc.by_name_values(change, [c.name for c in columns], _source_columns(tables, change, ctx))
-    change = _with_defaults(change, columns)
+    change = policies.restrict_change(tables, _with_defaults(change, columns))
     schema = Tables.arrow_schema(table)
     files = Tables.scan_files(table)
     stored = [naming.stored(c.name) for c in columns]

@@ -34,7 +34,7 @@ from pyiceberg.table import Table
 from embucket_py.catalog import storage
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.tables import ScanFiles, TableName, Tables, reads_by_field_id
-from embucket_py.engine import access, history, information_schema, tasks
+from embucket_py.engine import access, history, information_schema, policies, tasks
 from embucket_py.engine.file_sets import FILE_SETS, SNAPSHOT_FILES
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
@@ -416,6 +416,12 @@ def _register_one(
     """Registers one table reference."""
     if ctx.table_exist(use.registered_as):
         ctx.deregister_table(use.registered_as)
+    if use.schema == history.SOURCE_SCHEMA and use.name.startswith("POLICY_REFERENCES"):
+        _, policy, entity, domain = use.name.split(history.SEP)
+        register_arrow(
+            ctx, use.registered_as, policies.references_table(tables, policy, entity, domain, sql_ctx)
+        )
+        return
     if use.schema == history.SOURCE_SCHEMA and use.name.startswith("TASK_HISTORY"):
         _, limit, task_name = use.name.split(history.SEP)
         register_arrow(

@@ -39,6 +39,7 @@ from embucket_py.engine import (
     history,
     keys,
     metadata,
+    policies,
     routines,
     scripting,
     search_path,
@@ -65,6 +66,7 @@ from embucket_py.sql import access as sql_access
 from embucket_py.sql import binds as binding
 from embucket_py.sql import catalogs as catalog_statements
 from embucket_py.sql import dynamic_tables as dynamic_sql
+from embucket_py.sql import policies as policies_sql
 from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql import sequences as sequences_sql
@@ -313,6 +315,8 @@ class Engine:
         else:
             check(tree)
         tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
+        if (policy_statement := policies_sql.policy_statement(tree, ctx)) is not None:
+            return self._policy(session, tables, policy_statement, describe_only)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
             result = stage_statements.run(self.stages, tables, session, tree, ctx)
@@ -372,12 +376,17 @@ class Engine:
             if dynamic is not None:
                 dynamic_tables.check_lag(dynamic.target_lag)  # before anything is made
             created = create_def(dynamic.create if dynamic else tree, ctx)
+            declared = (
+                policies_sql.declared_in_create(tree, created.parts, ctx) if created.kind == "TABLE" else []
+            )
+            policies.check_declared(tables, session, declared)  # before anything is made
             result = commands.create(tables, session, created, ctx, statement.source, cancel)
             if created.kind == "TABLE" and not created.temporary:
                 keys.record_declared(tables, tree, ctx, result)
             if dynamic is not None:
                 dynamic_tables.record(tables, session, dynamic)
             access.record(self.metastore.grants, session, tree, ctx)
+            policies.attach_declared(tables, session, declared)
             return result
         if isinstance(tree, exp.Drop):
             result = ddl.drop(tables, drop_def(tree, ctx))
@@ -480,6 +489,19 @@ class Engine:
             return routines.create(tables, session, routines_sql.create_routine_def(routine_text))
         assert isinstance(tree, exp.Drop)
         return routines.drop(tables, session, tree)
+
+    def _policy(
+        self, session: Session, tables: Tables, s: policies_sql.PolicyStatement, describe_only: bool
+    ) -> QueryResult:
+        if describe_only and s.action not in ("SHOW", "DESCRIBE"):
+            result = status("", StatementType.DDL)
+        else:
+            if s.action not in ("SHOW", "DESCRIBE"):
+                transactions.commit_open(tables, session)  # DDL commits an open transaction
+            result = policies.run(tables, session, s)
+        if describe_only:
+            result.batches = []
+        return result
 
     def _metadata(self, session: Session, tree: exp.Expression, ctx: SqlContext) -> QueryResult:
         """SHOW ... and DESCRIBE ..."""

@@ -220,6 +220,7 @@ _SOURCES = (
     "QUERY_HISTORY_BY_SESSION",
     "QUERY_HISTORY_BY_USER",
     "TASK_HISTORY",
+    "POLICY_REFERENCES",
 )
 
 
@@ -264,6 +265,12 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
             if len(func.expressions) != 1 or not isinstance(func.expressions[0], exp.Literal):
                 raise Unsupported("RESULT_SCAN takes a query id string or LAST_QUERY_ID().")
             encoded = SEP.join((name, func.expressions[0].name))
+        elif name == "POLICY_REFERENCES":
+            args = _kwargs(func, _POLICY_REFERENCE_ARGS)
+            if not ("POLICY_NAME" in args) ^ ("REF_ENTITY_NAME" in args):
+                raise SqlCompilationError("POLICY_REFERENCES takes either POLICY_NAME or REF_ENTITY_NAME.")
+            encoded = SEP.join((name, *(args[a].name if a in args else "" for a in _POLICY_REFERENCE_ARGS)))
+            conditions = []
         elif name == "TASK_HISTORY":
             args = _kwargs(func, _TASK_ARGS)
             limit = _int_arg(args["RESULT_LIMIT"]) if "RESULT_LIMIT" in args else 100
@@ -301,6 +308,8 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
 
 
 _HISTORY_ARGS = ("RESULT_LIMIT", "END_TIME_RANGE_START", "END_TIME_RANGE_END")
+# https://docs.snowflake.com/en/sql-reference/functions/policy_references#arguments
+_POLICY_REFERENCE_ARGS = ("POLICY_NAME", "REF_ENTITY_NAME", "REF_ENTITY_DOMAIN")
 # https://docs.snowflake.com/en/sql-reference/functions/task_history#arguments
 _TASK_ARGS = (
     "RESULT_LIMIT",

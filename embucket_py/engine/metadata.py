@@ -513,7 +513,8 @@ def describe(tables: Tables, d: DescribeDef, ctx: SqlContext) -> QueryResult:
         return _result(DESCRIBE_CONTAINER, rows, StatementType.DESCRIBE)
     columns = _relation_columns(tables, d.parts, ctx, d.kind)
     primary, unique = keys.key_columns(tables, TableName(*d.parts))
-    rows = [_describe_column(c, c.name in primary, c.name in unique) for c in columns]
+    masked = tables.policies.masked_columns((d.parts[0], d.parts[1], d.parts[2]))
+    rows = [_describe_column(c, c.name in primary, c.name in unique, masked.get(c.name)) for c in columns]
     return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
 
 
@@ -530,7 +531,9 @@ def _shown_default(column: Column) -> str | None:
     return column.default
 
 
-def _describe_column(column: Column, primary: bool = False, unique: bool = False) -> dict[str, Any]:
+def _describe_column(
+    column: Column, primary: bool = False, unique: bool = False, policy: str | None = None
+) -> dict[str, Any]:
     return {
         "name": column.name,
         "type": column.type.sql,
@@ -542,6 +545,6 @@ def _describe_column(column: Column, primary: bool = False, unique: bool = False
         "check": None,
         "expression": None,
         "comment": column.comment,
-        "policy name": None,
+        "policy name": policy,
         "privacy domain": None,
     }

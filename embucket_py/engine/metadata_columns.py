@@ -225,6 +225,21 @@ SEQUENCES: Columns = [
     ("ordered", TEXT),
 ]
 
+# https://docs.snowflake.com/en/sql-reference/sql/show-masking-policies#example (and row access)
+POLICIES: Columns = [
+    ("created_on", TIMESTAMP_LTZ),
+    ("name", TEXT),
+    ("database_name", TEXT),
+    ("schema_name", TEXT),
+    ("kind", TEXT),
+    ("owner", TEXT),
+    ("comment", TEXT),
+    ("options", TEXT),
+    ("owner_role_type", TEXT),
+]
+# https://docs.snowflake.com/en/sql-reference/sql/desc-masking-policy
+DESCRIBED_POLICY: Columns = [("name", TEXT), ("signature", TEXT), ("return_type", TEXT), ("body", TEXT)]
+
 # https://docs.snowflake.com/en/sql-reference/sql/show-procedures#output
 PROCEDURES: Columns = [
     ("created_on", TIMESTAMP_LTZ),
@@ -347,14 +362,6 @@ EMPTY_KINDS: dict[str, Columns] = {
     "NETWORK POLICIES": _typed(
         "created_on name comment entries_in_allowed_ip_list entries_in_blocked_ip_list"
         " entries_in_allowed_network_rules entries_in_blocked_network_rules"
-    ),
-    # https://docs.snowflake.com/en/sql-reference/sql/show-masking-policies#example
-    "MASKING POLICIES": _typed(
-        "created_on name database_name schema_name kind owner comment options owner_role_type"
-    ),
-    # https://docs.snowflake.com/en/sql-reference/sql/show-row-access-policies#examples
-    "ROW ACCESS POLICIES": _typed(
-        "created_on name database_name schema_name kind owner comment options owner_role_type"
     ),
     # https://docs.snowflake.com/en/sql-reference/sql/show-alerts#output, less runbook, config and
     # was_auto_suspended: the page has them arrive with behavior change bundle 2026_04.

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import lambdas, python_functions, scan, sequences, streams, user_functions
+from embucket_py.engine import lambdas, policies, python_functions, scan, sequences, streams, user_functions
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -98,12 +98,15 @@ def translate(
     has_views = any([_view(tables, parts, found) for _, parts in references])
     # A name that is no view may be a stream (read as its table's changes).
     has_streams = tables.streams.any_of([parts for _, parts in references if found[tuple(parts)] is None])
+    # Policies of the tables named here (those of views' tables are looked up once views are in).
+    on_tables = None if has_views else policies.attached(tables, [parts for _, parts in references])
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
-    changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree)
+    changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree) or bool(on_tables)
     if changed or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
+        policies.apply(tables, tree, ctx, on_tables)
         if has_streams:
             streams.expand(tables, tree, ctx)
         sequences.expand(tables, tree, ctx)

@@ -52,6 +52,8 @@ class RowChange:
     )  # a table, subquery or join of them (UPDATE FROM, DELETE USING, MERGE USING)
     on: exp.Expression  # MERGE's ON, or the WHERE of UPDATE/DELETE
     clauses: list[Clause]
+    # The target rows the statement may see at all (its row access policy), over `alias`.
+    visible: exp.Expression | None = None
 
     @property
     def inserts(self) -> bool:
@@ -184,10 +186,19 @@ def _aliased(name: str, alias: str) -> exp.Table:
     return table
 
 
+def _target_rows(name: str, change: RowChange) -> exp.Expression:
+    """The target (`__scan` or `__target`) under the statement's alias, only its visible rows."""
+    table = _aliased(name, change.alias)
+    if change.visible is None:
+        return table
+    rows = exp.select("*").from_(table).where(change.visible.copy())
+    return exp.Subquery(this=rows, alias=exp.TableAlias(this=exp.to_identifier(change.alias, quoted=True)))
+
+
 def affected_files(change: RowChange) -> exp.Select:
     """SELECT DISTINCT __file of the target rows the statement can touch."""
     select = exp.select(exp.column(FILE, change.alias, quoted=True)).distinct()
-    select = select.from_(_aliased("__scan", change.alias))
+    select = select.from_(_target_rows("__scan", change))
     if change.source is not None:
         return select.join(change.source.copy(), on=change.on.copy(), join_type="inner")
     return select.where(change.on.copy())
@@ -231,9 +242,9 @@ def actions(change: RowChange, columns: list[tuple[str, SfType]]) -> exp.Select:
     if change.kind == "MERGE":
         assert change.source is not None
         return select.from_(change.source.copy()).join(
-            _aliased("__target", change.alias), on=change.on.copy(), join_type="left"
+            _target_rows("__target", change), on=change.on.copy(), join_type="left"
         )
-    select = select.from_(_aliased("__target", change.alias))
+    select = select.from_(_target_rows("__target", change))
     if change.source is not None:
         return select.join(change.source.copy(), on=change.on.copy(), join_type="inner")
     return select.where(change.on.copy())

@@ -13,6 +13,8 @@ from sqlglot.tokens import TokenType
 
 from embucket_py.errors import SyntaxError_
 from embucket_py.sql.alter import comment_as_alter
+from embucket_py.sql.policies import HEAD as POLICY_HEAD
+from embucket_py.sql.policies import is_policy_statement
 from embucket_py.sql.routines import (
     anonymous_procedure_end,
     routine_end,
@@ -54,6 +56,8 @@ def parse(text: str) -> list[exp.Expression]:
 
 
 def _parse(text: str) -> list[exp.Expression]:
+    if is_policy_statement(text):  # read from its text (sqlglot reads few of them), see policies.py
+        return [exp.Command(this=POLICY_HEAD, expression=exp.Literal.string(text.strip()))]
     if _SCRIPTING.search(text) and (pieces := _scripting_pieces(text)) is not None:
         statements = []
         for kind, piece in pieces:

@@ -99,9 +99,7 @@ def test_show_of_kinds_with_no_objects_reads_like_show_tables_or_databases() -> 
     assert show("SHOW PIPES LIKE 'p%' IN s") == ShowDef(
         "PIPES", like="p%", scope="SCHEMA", database="DB", schema="S"
     )
-    assert show("show  row   access policies") == ShowDef(
-        "ROW ACCESS POLICIES", scope="DATABASE", database="DB"
-    )
+    assert show("show  hybrid   tables") == ShowDef("HYBRID TABLES", scope="DATABASE", database="DB")
     assert show("SHOW TERSE ALERTS IN ACCOUNT") == ShowDef("ALERTS", terse=True)
     assert show("SHOW SHARES STARTS WITH 'A' LIMIT 2") == ShowDef("SHARES", starts_with="A", limit=2)
     assert show("SHOW STORAGE INTEGRATIONS LIKE 's%'") == ShowDef("STORAGE INTEGRATIONS", like="s%")
