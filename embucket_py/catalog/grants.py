@@ -48,7 +48,15 @@ REFRESH_SECONDS = 1.0
 
 # What ALL [PRIVILEGES] grants, by the kind of securable.
 ALL_PRIVILEGES = {
-    "ACCOUNT": ("CREATE DATABASE", "CREATE WAREHOUSE", "CREATE ROLE", "CREATE USER", "MANAGE GRANTS"),
+    "ACCOUNT": (
+        "CREATE DATABASE",
+        "CREATE WAREHOUSE",
+        "CREATE ROLE",
+        "CREATE USER",
+        "MANAGE GRANTS",
+        "APPLY MASKING POLICY",
+        "APPLY ROW ACCESS POLICY",
+    ),
     "WAREHOUSE": ("USAGE", "OPERATE", "MODIFY", "MONITOR"),
     "DATABASE": ("USAGE", "CREATE SCHEMA", "MODIFY", "MONITOR"),
     "SCHEMA": (
@@ -61,6 +69,8 @@ ALL_PRIVILEGES = {
         "CREATE SEQUENCE",
         "CREATE STREAM",
         "CREATE TASK",
+        "CREATE MASKING POLICY",
+        "CREATE ROW ACCESS POLICY",
         "MODIFY",
         "MONITOR",
     ),

@@ -10,6 +10,7 @@ https://docs.snowflake.com/en/user-guide/security-row-intro
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -265,6 +266,21 @@ class Policies:
                 .where(self._object(ref))
                 .values(ref_database=database, ref_schema=schema, ref_name=name)
             )
+
+    def copy_attachments(
+        self,
+        ref: tuple[str, str, str],
+        to: tuple[str, str, str],
+        schemas: tuple[tuple[str, str], tuple[str, str]] | None = None,
+    ) -> None:
+        """A clone is protected as its source: the source's attachments, copied. `schemas`: (source
+        schema, cloned schema) when the clone's schema was cloned with its policies, whose
+        attachments then name the cloned policies."""
+        for a in [a for found in self.attached([ref]).values() for a in found]:
+            policy = a.policy
+            if schemas is not None and policy[:2] == schemas[0]:
+                policy = (*schemas[1], policy[2])
+            self.attach(dataclasses.replace(a, ref=to, policy=policy), force=True)
 
     def _object(self, ref: tuple[str, str, str]) -> sa.ColumnElement[bool]:
         c = attachments_table.c

@@ -129,6 +129,7 @@ def alter_view(tables: Tables, d: a.AlterView) -> QueryResult:
         if tables.exists(to):
             raise already_exists("Object", to.name)
         done = tables.views.rename(database, schema, name, (to.database, to.schema, to.name))
+        tables.policies.move_attachments((database, schema, name), (to.database, to.schema, to.name))
     elif isinstance(action, a.SetSecure):
         done = tables.views.update(database, schema, name, secure=action.secure)
     else:

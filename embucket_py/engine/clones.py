@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.policies import MASKING, ROW_ACCESS
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE
 from embucket_py.catalog.tables import TableName, Tables, TimeTravelUnavailable
 from embucket_py.engine import access
@@ -56,10 +57,16 @@ class _Cloner:
                 tables.views.create(
                     *target, name, view.query, view.text, comment=view.comment, secure=view.secure
                 )
+                schemas = ((source[0], source[1]), (target[0], target[1]))
+                tables.policies.copy_attachments((*schemas[0], name), (*schemas[1], name), schemas)
                 self.own("VIEW", target, name)
         for sequence in tables.sequences.list(*source):
             copy = dataclasses.replace(sequence, database=target[0], schema=target[1], created_on=None)
             tables.sequences.create(copy, replace=False, if_not_exists=False)
+        for kind in (MASKING, ROW_ACCESS):
+            for policy in tables.policies.list(kind, [(source[0], source[1])]):
+                copy = dataclasses.replace(policy, database=target[0], schema=target[1], created_on=None)
+                tables.policies.create(copy, replace=False, if_not_exists=False)
         for kind in (FUNCTION, PROCEDURE):
             for routine in tables.routines.list(kind, *source):
                 copy = dataclasses.replace(routine, database=target[0], schema=target[1], created_on=None)
@@ -86,6 +93,8 @@ class _Cloner:
             self.tables.clone(
                 TableName(*target, name), table, snapshot_id, replace=False, if_not_exists=False
             )
+            schemas = ((source[0], source[1]), (target[0], target[1]))
+            self.tables.policies.copy_attachments((*schemas[0], name), (*schemas[1], name), schemas)
             self.own("TABLE", target, name)
             cloned += 1
         if missed is not None and not cloned:

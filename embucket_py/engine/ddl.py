@@ -143,7 +143,10 @@ def _create_table(
         snapshot_id = current.snapshot_id if current else None
         if d.clone_point is not None:
             snapshot_id = resolve(source, str(source_ref), d.clone_point, ctx).snapshot_id
-        return tables.clone(ref, source, snapshot_id, replace=d.replace, if_not_exists=d.if_exists)
+        made = tables.clone(ref, source, snapshot_id, replace=d.replace, if_not_exists=d.if_exists)
+        if made:
+            tables.policies.copy_attachments(tuple(d.clone_of), tuple(d.parts))  # type: ignore[arg-type]
+        return made
     if d.like is not None:
         return _create_like(tables, ref, d)
     if d.query is None:
@@ -243,6 +246,7 @@ def drop(tables: Tables, d: ObjectDef) -> QueryResult:
             dropped = metastore.drop_schema(d.parts[0], d.parts[1], if_exists=d.if_exists)
     elif d.kind == "VIEW":
         dropped = tables.views.drop(*d.parts, if_exists=d.if_exists)
+        tables.policies.detach_all((d.parts[0], d.parts[1], d.parts[2]))  # they went with the view
     else:
         dropped = tables.drop(TableName(*d.parts), if_exists=d.if_exists)
     shown = naming.quote(d.parts[-1])

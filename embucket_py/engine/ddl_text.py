@@ -1,7 +1,7 @@
-"""GET_DDL('TABLE' | 'VIEW' | 'SEQUENCE' | 'FUNCTION' | 'PROCEDURE' | 'SCHEMA' | 'DATABASE', 'name'
-[, fully_qualified]): the DDL that
-recreates an object, in Snowflake's layout (one tab-indented column per line, `create or replace`).
-Schemas and databases are recursive: their own statement, then every object they hold.
+"""GET_DDL('TABLE' | 'VIEW' | 'SEQUENCE' | 'FUNCTION' | 'PROCEDURE' | 'SCHEMA' | 'DATABASE' |
+'POLICY', 'name' [, fully_qualified]): the DDL that recreates an object, in Snowflake's layout
+(one tab-indented column per line, `create or replace`). Schemas and databases are recursive:
+their own statement, then every object they hold.
 https://docs.snowflake.com/en/sql-reference/functions/get_ddl"""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.policies import MASKING, ROW_ACCESS, Attachment, Policy, ref_key
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.sequences import Sequence
 from embucket_py.catalog.tables import Column, TableName, Tables
@@ -23,7 +24,7 @@ from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import SourceText, normalize, projection_name, qualify, table_parts
 
-KINDS = ("TABLE", "VIEW", "SEQUENCE", "FUNCTION", "PROCEDURE", "SCHEMA", "DATABASE")
+KINDS = ("TABLE", "VIEW", "SEQUENCE", "FUNCTION", "PROCEDURE", "SCHEMA", "DATABASE", "POLICY")
 
 
 def replace_calls(
@@ -86,6 +87,11 @@ def get_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bo
         if found is None or not access.sees(tables, Securable("SCHEMA", ref.database, ref.schema)):
             raise object_not_found("Sequence", str(ref))
         return sequence_ddl(found, qualified)
+    if kind == "POLICY":  # masking or row access, seen with its schema (engine/policies.py)
+        policy = tables.policies.get((ref.database, ref.schema, ref.name))
+        if policy is None or not access.sees(tables, Securable("SCHEMA", ref.database, ref.schema)):
+            raise object_not_found("Policy", str(ref))
+        return policy_ddl(policy, qualified)
     if not access.sees(tables, Securable("TABLE", ref.database, ref.schema, ref.name)):
         raise object_not_found("Object", str(ref))
     if kind == "VIEW":
@@ -121,13 +127,23 @@ def table_ddl(tables: Tables, ref: TableName, qualified: bool = False) -> str:
     table = tables.load(ref)
     kind = tables.kind(ref, table)
     prefix = "create or replace " + ("" if kind == "TABLE" else f"{kind.lower()} ")
-    lines = ",\n".join(column_line(c) for c in Tables.columns(table))
+    policies = tables.policies.attached([(ref.database, ref.schema, ref.name)]).get(
+        ref_key((ref.database, ref.schema, ref.name)), []
+    )
+    masks = {a.column: a for a in policies if a.kind == MASKING}
+    lines = ",\n".join(
+        column_line(c) + _masking_clause(masks.get(c.name), qualified) for c in Tables.columns(table)
+    )
     name = _name([ref.database, ref.schema, ref.name], qualified)
     key = clustering_key(table)
     # Snowflake writes the clustering key between the name and the columns, and a table comment
     # right after the closing parenthesis, the `;` on a line of its own.
     cluster = " cluster by (" + ", ".join(naming.quote(naming.display(k)) for k in key) + ")" if key else " "
     text = f"{prefix}TABLE {name}{cluster}(\n{lines}\n)"
+    for a in policies:
+        if a.kind == ROW_ACCESS:
+            columns = ", ".join(map(naming.quote, a.columns))
+            text += f" with row access policy {_name(list(a.policy), qualified)} on ({columns})"
     comment = Tables.comment(table)
     return text + f"COMMENT={_string(comment)}\n;" if comment else text + ";"
 
@@ -139,6 +155,25 @@ def view_ddl(view: View, qualified: bool = False) -> str:
     rest = _after_name(view.text)
     text = f"{head}{name}{rest}" if rest is not None else f"{head}{name} as {view.query}"
     return text.rstrip().rstrip(";").rstrip() + ";"
+
+
+def _masking_clause(mask: Attachment | None, qualified: bool) -> str:
+    if mask is None:
+        return ""
+    clause = f" with masking policy {_name(list(mask.policy), qualified)}"
+    return clause + (
+        f" using ({', '.join(map(naming.quote, mask.columns))})" if len(mask.columns) > 1 else ""
+    )
+
+
+def policy_ddl(policy: Policy, qualified: bool = False) -> str:
+    kind = "masking" if policy.kind == MASKING else "row access"
+    name = _name(list(policy.parts), qualified)
+    signature = ", ".join(f"{naming.quote(a)} {t}" for a, t in policy.signature)
+    text = (
+        f"create or replace {kind} policy {name} as ({signature}) returns {policy.returns} ->\n{policy.body}"
+    )
+    return text + (f"\ncomment={_string(policy.comment)};" if policy.comment else "\n;")
 
 
 def sequence_ddl(sequence: Sequence, qualified: bool = False) -> str:
@@ -212,6 +247,8 @@ def _after_name(text: str) -> str | None:
 
 def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = False) -> str:
     statements = [f"create or replace schema {_name([database, schema], qualified)};"]
+    for kind in (MASKING, ROW_ACCESS):  # before the tables that name them
+        statements += [policy_ddl(p, qualified) for p in tables.policies.list(kind, [(database, schema)])]
     statements += [
         table_ddl(tables, TableName(database, schema, name), qualified)
         for name in tables.names(database, schema)

@@ -316,7 +316,7 @@ class Engine:
             check(tree)
         tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
         if (policy_statement := policies_sql.policy_statement(tree, ctx)) is not None:
-            return self._policy(session, tables, policy_statement, describe_only)
+            return self._policy(session, tables, policy_statement, ctx, describe_only)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
             result = stage_statements.run(self.stages, tables, session, tree, ctx)
@@ -386,7 +386,7 @@ class Engine:
             if dynamic is not None:
                 dynamic_tables.record(tables, session, dynamic)
             access.record(self.metastore.grants, session, tree, ctx)
-            policies.attach_declared(tables, session, declared)
+            policies.attach_declared(tables, session, declared, ctx)
             return result
         if isinstance(tree, exp.Drop):
             result = ddl.drop(tables, drop_def(tree, ctx))
@@ -491,14 +491,19 @@ class Engine:
         return routines.drop(tables, session, tree)
 
     def _policy(
-        self, session: Session, tables: Tables, s: policies_sql.PolicyStatement, describe_only: bool
+        self,
+        session: Session,
+        tables: Tables,
+        s: policies_sql.PolicyStatement,
+        ctx: SqlContext,
+        describe_only: bool,
     ) -> QueryResult:
         if describe_only and s.action not in ("SHOW", "DESCRIBE"):
             result = status("", StatementType.DDL)
         else:
             if s.action not in ("SHOW", "DESCRIBE"):
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
-            result = policies.run(tables, session, s)
+            result = policies.run(tables, session, s, ctx)
         if describe_only:
             result.batches = []
         return result

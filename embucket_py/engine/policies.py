@@ -23,13 +23,13 @@ import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py import naming
-from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.grants import ACCOUNT, Securable
 from embucket_py.catalog.policies import KIND_WORDS, MASKING, ROW_ACCESS, Attachment, Policy, ref_key
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine import access
 from embucket_py.engine.metadata_columns import DESCRIBED_POLICY, POLICIES, TEXT
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
-from embucket_py.errors import InvalidIdentifier, SqlCompilationError, Unsupported, object_not_found
+from embucket_py.errors import InvalidIdentifier, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.changes import RowChange
 from embucket_py.sql.context import SqlContext
@@ -40,19 +40,20 @@ from embucket_py.sql.transforms.tables import stored_references
 from embucket_py.types import arrow_field, parse_sql_type
 
 _SOURCE = "__POLICY_SOURCE"  # the stored table's alias inside the subquery that stands for it
+CHANGE_ACTION, CHANGE_IS_UPDATE = "METADATA$ACTION", "METADATA$ISUPDATE"
 
 
 # --- statements -------------------------------------------------------------------------------------
 
 
-def run(tables: Tables, session: Session, s: PolicyStatement) -> QueryResult:
+def run(tables: Tables, session: Session, s: PolicyStatement, ctx: SqlContext) -> QueryResult:
     grants = tables.metastore.grants
     roles = access.active_roles(grants, session)
     if s.action == "SHOW":
         return _show(tables, roles, s)
     if s.action in ("CREATE", "ALTER", "DROP", "DESCRIBE"):
         return _on_policy(tables, roles, s)
-    return _on_object(tables, roles, s)
+    return _on_object(tables, roles, s, ctx)
 
 
 def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResult:
@@ -65,16 +66,12 @@ def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
         signature = ", ".join(f"{naming.quote(a)} {t.split('(')[0]}" for a, t in found.signature)
         row = (found.name, f"({signature})", found.returns, found.body)
         return constant(DESCRIBED_POLICY, [row], StatementType.DESCRIBE)
-    # Policies have no grants of their own here: the schema's privilege stands for them.
-    access.require(
-        tables.metastore.grants, roles, access.Need(f"CREATE {s.kind.replace('_', ' ')}", on_schema)
-    )
+    _require_create(tables, roles, s.kind, on_schema)
     policies = tables.policies
     if s.action == "CREATE":
         owner = tables.metastore.grants.owner(on_schema)
         made = Policy(database, schema, name, s.kind, s.signature, s.returns, s.body, s.comment, owner)
-        if s.kind == ROW_ACCESS or s.body:
-            _check_body(made)
+        _check_body(made)
         if not policies.create(made, replace=s.replace, if_not_exists=s.if_exists):
             return status(f"{naming.quote(name)} already exists, statement succeeded.")
         return status(f"{word} {naming.quote(name)} successfully created.")
@@ -92,20 +89,19 @@ def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
         return status(f"{naming.quote(name)} successfully dropped.")
     rename = s.changes.get("rename")
     if isinstance(rename, tuple):
-        target = Securable("SCHEMA", rename[0], rename[1])
-        access.require(
-            tables.metastore.grants, roles, access.Need(f"CREATE {s.kind.replace('_', ' ')}", target)
-        )
+        _require_create(tables, roles, s.kind, Securable("SCHEMA", rename[0], rename[1]))
         policies.rename(s.parts, rename, s.kind)
         return status(OK)
     if "body" in s.changes:
-        _check_body(
-            Policy(
-                *existing.parts, existing.kind, existing.signature, existing.returns, str(s.changes["body"])
-            )
-        )
+        _check_body(replace(existing, body=str(s.changes["body"])))
     policies.alter(s.parts, **s.changes)
     return status(OK)
+
+
+def _require_create(tables: Tables, roles: set[str], kind: str, on_schema: Securable) -> None:
+    # Policies have no grants of their own here: the schema's CREATE privilege stands for them.
+    privilege = "CREATE MASKING POLICY" if kind == MASKING else "CREATE ROW ACCESS POLICY"
+    access.require(tables.metastore.grants, roles, access.Need(privilege, on_schema))
 
 
 def _check_body(policy: Policy) -> None:
@@ -144,15 +140,20 @@ def _show(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResult:
     return constant(POLICIES, rows, StatementType.SHOW)
 
 
-def _on_object(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResult:
+def _on_object(tables: Tables, roles: set[str], s: PolicyStatement, ctx: SqlContext) -> QueryResult:
     table = tables.find(TableName(*s.target))
-    if table is None:
-        if tables.views.get(*s.target) is not None:
-            raise Unsupported("Policies on views are not supported yet; set them on the view's tables.")
-        raise object_not_found("Table", ".".join(map(naming.quote, s.target)))
+    kind = "TABLE" if table is not None else "VIEW"
+    if table is None and tables.views.get(*s.target) is None:
+        raise object_not_found(s.target_kind.capitalize(), ".".join(map(naming.quote, s.target)))
     grants = tables.metastore.grants
-    access.require(grants, roles, access.Need("OWNERSHIP", Securable("TABLE", *s.target)))
-    columns = {c.name: c for c in Tables.columns(table)}
+    # The object's owner sets its policies, or a role that may apply them anywhere.
+    applies = "APPLY MASKING POLICY" if s.kind == MASKING else "APPLY ROW ACCESS POLICY"
+    if not grants.allows(roles, applies, ACCOUNT):
+        access.require(grants, roles, access.Need("OWNERSHIP", Securable(kind, *s.target)))
+    if table is not None:
+        columns = {c.name: c for c in Tables.columns(table)}
+    else:
+        columns = _view_columns(tables, s.target, ctx)
     policies = tables.policies
     if s.action == "UNSET_MASKING":
         _column(columns, s.column)
@@ -168,7 +169,7 @@ def _on_object(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
                 f"Row access policy {naming.quote(s.parts[2])} is not attached to"
                 f" {naming.quote(s.target[2])}."
             )
-        return run_then(tables, roles, s)
+        return _on_object(tables, roles, s.then_add, ctx) if s.then_add is not None else status(OK)
     given = [_column(columns, c) for c in s.columns]
     if len(given) != len(policy.signature):
         raise SqlCompilationError(
@@ -195,22 +196,32 @@ def check_declared(tables: Tables, session: Session, declared: list[PolicyStatem
         _visible_policy(tables, roles, s.parts, s.kind)
 
 
-def attach_declared(tables: Tables, session: Session, declared: list[PolicyStatement]) -> None:
+def attach_declared(
+    tables: Tables, session: Session, declared: list[PolicyStatement], ctx: SqlContext
+) -> None:
     """Attaches CREATE TABLE's policies to the table just made; when one cannot be (a column or
     type that does not fit), the table goes again and the error stands."""
     roles = access.active_roles(tables.metastore.grants, session)
     try:
         for s in declared:
-            _on_object(tables, roles, s)
+            _on_object(tables, roles, s, ctx)
     except Exception:
         tables.policies.detach_all(declared[0].target)
         tables.drop(TableName(*declared[0].target))
         raise
 
 
-def run_then(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResult:
-    """DROP ROW ACCESS POLICY p, ADD ROW ACCESS POLICY q ON (...): the ADD after the DROP."""
-    return _on_object(tables, roles, s.then_add) if s.then_add is not None else status(OK)
+def _view_columns(tables: Tables, parts: tuple[str, str, str], ctx: SqlContext) -> dict[str, Column]:
+    """A view's columns, from a plan of it (engine/query.py applies this module's rewrites)."""
+    from embucket_py.engine.query import describe_query
+
+    source = exp.Table(
+        this=exp.to_identifier(parts[2], quoted=True),
+        db=exp.to_identifier(parts[1], quoted=True),
+        catalog=exp.to_identifier(parts[0], quoted=True),
+    )
+    described = describe_query(tables, exp.select("*").from_(source), ctx, None)
+    return {c.name: Column(c.name, c.type) for c in described.columns}
 
 
 def _column(columns: dict[str, Column], name: str) -> Column:
@@ -272,6 +283,8 @@ def _wrap(
             this=_body(policy, mask.columns), to=exp.DataType.build(column.type.sql, dialect="snowflake")
         )
         projections.append(exp.alias_(masked, exp.to_identifier(column.name, quoted=True)))
+    if table.args.get("changes"):  # CHANGES (also a stream's read): its own columns go through
+        projections += [_source_column(CHANGE_ACTION), _source_column(CHANGE_IS_UPDATE)]
     inner = table.copy()
     for key in ("alias", "pivots"):
         inner.set(key, None)
@@ -289,6 +302,28 @@ def _wrap(
     if table.args.get("pivots"):
         subquery.set("pivots", table.args["pivots"])
     table.replace(subquery)
+
+
+def wrap_view(tables: Tables, subquery: exp.Subquery, parts: list[str]) -> None:
+    """A view's policies over its inlined query (in place): `SELECT * REPLACE (<masking body> AS
+    col, ...) FROM (<view query>) WHERE <row access body>`."""
+    on = tables.policies.attached([(parts[0], parts[1], parts[2])]).get(ref_key(parts))
+    if not on:
+        return
+    bodies = {a.policy: tables.policies.get(a.policy) for a in on}
+    masked = [
+        exp.alias_(_body(policy, a.columns), exp.to_identifier(a.column, quoted=True))
+        for a in on
+        if a.kind == MASKING and (policy := bodies[a.policy]) is not None
+    ]
+    source = exp.Subquery(
+        this=subquery.this, alias=exp.TableAlias(this=exp.to_identifier(_SOURCE, quoted=True))
+    )
+    select = exp.select(exp.Star(replace=masked) if masked else exp.Star()).from_(source)
+    for a in on:
+        if a.kind == ROW_ACCESS and (policy := bodies[a.policy]) is not None:
+            select = select.where(_body(policy, a.columns))
+    subquery.set("this", select)
 
 
 def _source_column(name: str, table: str = _SOURCE) -> exp.Column:

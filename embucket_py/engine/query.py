@@ -77,6 +77,7 @@ def expand_views(
         user_functions.expand(functions, subquery.this, parts[0], parts[1])
         view_ctx = SqlContext(parts[0], parts[1], ctx.values)
         expand_views(tables, subquery.this, view_ctx, depth + 1, found, functions)
+        policies.wrap_view(tables, subquery, parts)
     return tree
 
 
@@ -98,17 +99,18 @@ def translate(
     has_views = any([_view(tables, parts, found) for _, parts in references])
     # A name that is no view may be a stream (read as its table's changes).
     has_streams = tables.streams.any_of([parts for _, parts in references if found[tuple(parts)] is None])
-    # Policies of the tables named here (those of views' tables are looked up once views are in).
-    on_tables = None if has_views else policies.attached(tables, [parts for _, parts in references])
+    # Policies of the tables named here (those read through views and streams: once those are in).
+    named = [parts for _, parts in references]
+    on_tables = None if has_views or has_streams else policies.attached(tables, named)
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
     changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree) or bool(on_tables)
     if changed or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
-        policies.apply(tables, tree, ctx, on_tables)
         if has_streams:
             streams.expand(tables, tree, ctx)
+        policies.apply(tables, tree, ctx, on_tables)
         sequences.expand(tables, tree, ctx)
         tree = system_functions(tables, tree, ctx)
         tree = streams.replace_has_data(tables, tree, ctx)

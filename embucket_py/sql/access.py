@@ -30,10 +30,14 @@ _TWO_WORDS = {
         "SEQUENCE",
         "STREAM",
         "TASK",
+        "MASKING",
+        "ROW",
     },
     "MANAGE": {"GRANTS"},
-    "APPLY": {"MASKING"},
+    "APPLY": {"MASKING", "ROW"},
 }
+# The words that end a privilege of three or more (CREATE FILE FORMAT, APPLY ROW ACCESS POLICY).
+_LAST_WORDS = {"FILE": ("FORMAT",), "MASKING": ("POLICY",), "ROW": ("ACCESS", "POLICY")}
 _OBJECT_KINDS = {
     "ACCOUNT",
     "DATABASE",
@@ -297,11 +301,11 @@ def _privileges(t: _Tokens) -> list[str]:
             raise SyntaxError_("syntax error line 1: a privilege was expected.", code=1003)
         t.at += 1
         if first in _TWO_WORDS and t.word() in _TWO_WORDS[first]:
-            first = f"{first} {t.word()}"
+            second = t.word()
             t.at += 1
-            if first == "CREATE FILE":
-                t.expect("FORMAT")
-                first = "CREATE FILE FORMAT"
+            for word in _LAST_WORDS.get(second, ()):
+                t.expect(word)
+            first = " ".join((first, second, *_LAST_WORDS.get(second, ())))
         found.append(first)
         if not t.accept(","):
             return found

@@ -247,10 +247,22 @@ def test_policy_statements_need_privileges(server: Server, database: str, analys
         cur.execute(EMAIL_MASK.format(role=analyst))
         cur.execute(f"USE ROLE {analyst}")
         # Reading is not owning: neither the policy nor its attachment is the analyst's to change.
-        assert _error(cur, "CREATE MASKING POLICY m2 AS (v varchar) RETURNS varchar -> v").errno == 3001
-        denied = _error(cur, "ALTER TABLE user_info MODIFY COLUMN email SET MASKING POLICY email_mask")
-        assert denied.errno == 3001
-        assert cur.execute("SELECT COUNT(*) FROM user_info").fetchone() == (3,)
+        create = "CREATE MASKING POLICY m2 AS (v varchar) RETURNS varchar -> 'hidden'"
+        assert _error(cur, create).errno == 3001
+        attach = "ALTER TABLE user_info MODIFY COLUMN email SET MASKING POLICY m2"
+        assert _error(cur, attach).errno == 3001
+        assert cur.execute("SELECT COUNT(*) FROM user_info WHERE email IS NOT NULL").fetchone() == (2,)
+        # Granted, as on Snowflake: CREATE MASKING POLICY on the schema, APPLY MASKING POLICY on
+        # the account (set policies on tables the role does not own).
+        with server.connect() as admin:
+            admin.cursor().execute(
+                f"GRANT CREATE MASKING POLICY ON SCHEMA {database}.public TO ROLE {analyst}"
+            )
+            admin.cursor().execute(f"GRANT APPLY MASKING POLICY ON ACCOUNT TO ROLE {analyst}")
+        cur.execute(create)
+        cur.execute(attach)
+        assert cur.execute("SELECT DISTINCT email FROM user_info").fetchall() == [("hidden",)]
+        cur.execute("ALTER TABLE user_info MODIFY COLUMN email UNSET MASKING POLICY")
 
 
 def test_policies_declared_by_create_table_follow_the_table(cur: Any) -> None:
@@ -281,3 +293,78 @@ def test_policies_declared_by_create_table_follow_the_table(cur: Any) -> None:
     cur.execute("INSERT INTO renamed VALUES (1, 'a')")
     assert cur.execute("SELECT * FROM renamed").fetchall() == [(1, "a")]
     assert cur.execute("DROP MASKING POLICY hide").fetchone() == ("HIDE successfully dropped.",)
+
+
+def test_changes_and_streams_read_through_the_policies(cur: Any) -> None:
+    cur.execute("CREATE MASKING POLICY hide AS (val string) RETURNS string -> '***'")
+    cur.execute("CREATE TABLE t (id INT, email VARCHAR) CHANGE_TRACKING = TRUE")
+    first = cur.execute("INSERT INTO t VALUES (1, 'a')").sfqid
+    cur.execute("CREATE STREAM s ON TABLE t")
+    cur.execute("INSERT INTO t VALUES (2, 'b')")
+    cur.execute("ALTER TABLE t MODIFY COLUMN email SET MASKING POLICY hide")
+    changes = f"SELECT * FROM t CHANGES(INFORMATION => DEFAULT) AT(STATEMENT => '{first}')"
+    assert cur.execute(changes).fetchall() == [(2, "***", "INSERT", False)]
+    assert [d.name for d in cur.description] == ["ID", "EMAIL", "METADATA$ACTION", "METADATA$ISUPDATE"]
+    assert cur.execute("SELECT * FROM s").fetchall() == [(2, "***", "INSERT", False)]
+    cur.execute("CREATE TABLE consumed AS SELECT id, email FROM s")
+    assert cur.execute("SELECT * FROM consumed").fetchall() == [(2, "***")]
+
+
+def test_policies_on_a_view(cur: Any, database: str, analyst: str) -> None:
+    _user_info(cur)
+    cur.execute("CREATE VIEW contacts AS SELECT id, UPPER(email) AS contact, region FROM user_info")
+    cur.execute(f"GRANT SELECT ON VIEW {database}.public.contacts TO ROLE {analyst}")
+    cur.execute(EMAIL_MASK.format(role=analyst))
+    cur.execute("CREATE ROW ACCESS POLICY eu_only AS (r varchar) RETURNS BOOLEAN -> r = 'EU'")
+    cur.execute("ALTER VIEW contacts MODIFY COLUMN contact SET MASKING POLICY email_mask")
+    cur.execute("ALTER VIEW contacts ADD ROW ACCESS POLICY eu_only ON (region)")
+    assert cur.execute("SELECT * FROM contacts ORDER BY id").fetchall() == [
+        (1, "*********", "EU"),
+        (3, "*********", "EU"),
+    ]
+    # The view's own table is not masked; its policies follow the view's role rules.
+    assert cur.execute("SELECT COUNT(email) FROM user_info").fetchone() == (2,)
+    cur.execute(f"USE ROLE {analyst}")
+    assert cur.execute("SELECT id, contact FROM contacts ORDER BY id").fetchall() == [
+        (1, "A@X.COM"),
+        (3, None),
+    ]
+    cur.execute("USE ROLE ACCOUNTADMIN")
+    assert _error(cur, "ALTER VIEW contacts MODIFY COLUMN nope SET MASKING POLICY email_mask").errno == 904
+    cur.execute("ALTER VIEW contacts RENAME TO renamed_contacts")
+    assert cur.execute("SELECT COUNT(*) FROM renamed_contacts").fetchone() == (2,)
+    cur.execute("DROP VIEW renamed_contacts")
+    assert cur.execute("DROP MASKING POLICY email_mask").fetchone() == ("EMAIL_MASK successfully dropped.",)
+
+
+def test_clones_and_ddl_keep_the_policies(cur: Any, database: str) -> None:
+    cur.execute("CREATE SCHEMA sec")
+    cur.execute("CREATE MASKING POLICY sec.hide AS (val string) RETURNS string -> '***' COMMENT = 'pii'")
+    cur.execute("CREATE ROW ACCESS POLICY sec.eu AS (r varchar) RETURNS BOOLEAN -> r = 'EU'")
+    cur.execute(
+        "CREATE TABLE sec.people (id INT, email VARCHAR WITH MASKING POLICY sec.hide, region VARCHAR)"
+    )
+    cur.execute("ALTER TABLE sec.people ADD ROW ACCESS POLICY sec.eu ON (region)")
+    cur.execute("INSERT INTO sec.people VALUES (1, 'a@x.com', 'EU'), (2, 'b@x.com', 'US')")
+    # A clone is as protected as its source, in the same schema or in a cloned one.
+    cur.execute("CREATE TABLE public.people_copy CLONE sec.people")
+    assert cur.execute("SELECT * FROM public.people_copy").fetchall() == [(1, "***", "EU")]
+    cur.execute("CREATE SCHEMA sec_copy CLONE sec")
+    assert cur.execute("SELECT * FROM sec_copy.people").fetchall() == [(1, "***", "EU")]
+    references = (
+        "SELECT policy_schema, policy_name FROM TABLE(INFORMATION_SCHEMA.POLICY_REFERENCES("
+        "REF_ENTITY_NAME => 'sec_copy.people')) ORDER BY 2"
+    )
+    assert cur.execute(references).fetchall() == [("SEC_COPY", "EU"), ("SEC_COPY", "HIDE")]
+    # GET_DDL: the policy, and the table with its policies (policies first in a schema's DDL).
+    assert cur.execute("SELECT GET_DDL('POLICY', 'sec.hide')").fetchone()[0] == (
+        "create or replace masking policy HIDE as (VAL VARCHAR(16777216)) returns VARCHAR(16777216) ->\n"
+        "'***'\ncomment='pii';"
+    )
+    assert cur.execute("SELECT GET_DDL('TABLE', 'sec.people')").fetchone()[0] == (
+        "create or replace TABLE PEOPLE (\n\tID NUMBER(38,0),\n"
+        "\tEMAIL VARCHAR(16777216) with masking policy HIDE,\n\tREGION VARCHAR(16777216)\n"
+        ") with row access policy EU on (REGION);"
+    )
+    schema_ddl = cur.execute("SELECT GET_DDL('SCHEMA', 'sec')").fetchone()[0]
+    assert schema_ddl.index("masking policy HIDE") < schema_ddl.index("TABLE PEOPLE")
