@@ -381,13 +381,17 @@ def references_table(tables: Tables, policy: str, entity: str, domain: str, ctx:
             raise SqlCompilationError(f"Invalid REF_ENTITY_DOMAIN '{domain}'.")
         target = name_parts(entity, ctx)
         found = tables.policies.attached([target]).get(ref_key(target), [])
-    rows = [_reference_row(a) for a in found if access.visible(grants, roles, Securable("TABLE", *a.ref))]
+    rows = []
+    for a in found:
+        domain = "VIEW" if tables.views.get(*a.ref) is not None else "TABLE"
+        if access.visible(grants, roles, Securable(domain, *a.ref)):
+            rows.append(_reference_row(a, domain))
     schema = pa.schema([arrow_field(naming.stored(n), t) for n, t in REFERENCE_COLUMNS])
     return pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)
 
 
-def _reference_row(a: Attachment) -> tuple[object, ...]:
+def _reference_row(a: Attachment, domain: str) -> tuple[object, ...]:
     # REF_ARG_COLUMN_NAMES: a conditional masking policy's other columns, a row access policy's columns.
     arguments = a.columns[1:] if a.kind == MASKING else a.columns
     listed = json.dumps(list(arguments)) if arguments else None
-    return (*a.policy, a.kind, *a.ref, "TABLE", a.column or None, listed, None, None, None, "ACTIVE")
+    return (*a.policy, a.kind, *a.ref, domain, a.column or None, listed, None, None, None, "ACTIVE")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from embucket_py.errors import SqlCompilationError, SyntaxError_
+from embucket_py.errors import SqlCompilationError, SyntaxError_, Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
 from embucket_py.sql.scripting import command_parts
@@ -78,6 +78,8 @@ def policy_statement(tree: exp.Expression, ctx: SqlContext) -> PolicyStatement |
         found = reader(text, ctx)
         if found is not None:
             return found
+    if re.match(r"ALTER\s+(?:TABLE|VIEW)\b", text, re.IGNORECASE):  # e.g. ADD COLUMN ... WITH MASKING POLICY
+        raise Unsupported(f"Statement '{text[:60]}' is not supported yet.")
     raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{text.split()[0]}'.")
 
 
@@ -87,13 +89,7 @@ def _kind(word: str) -> str:
 
 def name_parts(name: str, ctx: SqlContext) -> tuple[str, str, str]:
     """A (1-, 2- or 3-part) object name as written -> its qualified parts."""
-    pieces = [p.strip() for p in re.findall(r'"(?:[^"]|"")*"|[^.\s]+', name)]
-    identifiers = [
-        exp.to_identifier(p[1:-1].replace('""', '"'), quoted=True)
-        if p.startswith('"')
-        else exp.to_identifier(p)
-        for p in pieces
-    ]
+    identifiers = [_as_identifier(p) for p in _pieces(name)]
     table = exp.Table(
         this=identifiers[-1],
         db=identifiers[-2] if len(identifiers) > 1 else None,
@@ -103,11 +99,19 @@ def name_parts(name: str, ctx: SqlContext) -> tuple[str, str, str]:
     return (database, schema, last)
 
 
-def _identifier(text: str) -> str:
+def _pieces(name: str) -> list[str]:
+    return re.findall(r'"(?:[^"]|"")*"|[^.\s]+', name)
+
+
+def _as_identifier(text: str) -> exp.Identifier:
     text = text.strip()
     if text.startswith('"'):
-        return normalize(exp.to_identifier(text[1:-1].replace('""', '"'), quoted=True))
-    return normalize(exp.to_identifier(text))
+        return exp.to_identifier(text[1:-1].replace('""', '"'), quoted=True)
+    return exp.to_identifier(text)
+
+
+def _identifier(text: str) -> str:
+    return normalize(_as_identifier(text))
 
 
 def _string(literal: str) -> str:
@@ -116,8 +120,11 @@ def _string(literal: str) -> str:
 
 _CREATE = re.compile(
     rf"CREATE(?P<replace>\s+OR\s+REPLACE)?\s+{_KIND}\s+POLICY\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?"
-    rf"(?P<name>{_NAME})\s+AS\s*\((?P<args>.*?)\)\s*"
-    r"RETURNS\s+(?P<returns>[\w ]+?(?:\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)\s*->\s*(?P<rest>.+)$",
+    rf"(?P<name>{_NAME})\s+AS\s*\(",
+    re.IGNORECASE,
+)
+_RETURNS = re.compile(
+    r"\s*RETURNS\s+(?P<returns>[\w ]+?(?:\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)\s*->\s*(?P<rest>.+)$",
     re.IGNORECASE | re.DOTALL,
 )
 # Options after the body, in any order.
@@ -131,14 +138,22 @@ def _create(text: str, ctx: SqlContext) -> PolicyStatement | None:
     found = _CREATE.match(text)
     if found is None:
         return None
+    # The signature runs to its closing parenthesis (types have parentheses of their own).
+    depth, end = 1, found.end()
+    while depth and end < len(text):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        end += 1
+    tail = _RETURNS.match(text, end)
+    if depth or tail is None:
+        raise SyntaxError_("syntax error: CREATE ... POLICY needs AS (arg type, ...) RETURNS type -> body.")
     kind = _kind(found["kind"])
-    body, comment = found["rest"].strip(), None
+    body, comment = tail["rest"].strip(), None
     while (option := _TRAILING.search(body)) is not None:
         if option["comment"] is not None:
             comment = _string(option["comment"])
         body = body[: option.start()].rstrip()
-    signature = _signature(found["args"])
-    returns = _type(found["returns"])
+    signature = _signature(text[found.end() : end - 1])
+    returns = _type(tail["returns"])
     if kind == "ROW_ACCESS_POLICY" and returns != "BOOLEAN":
         raise SqlCompilationError("Row access policy must return BOOLEAN.")
     if kind == "MASKING_POLICY":
@@ -270,7 +285,7 @@ def _show(text: str, ctx: SqlContext) -> PolicyStatement | None:
 
 
 def _schema_parts(name: str, ctx: SqlContext) -> tuple[str, str]:
-    pieces = re.findall(r'"(?:[^"]|"")*"|[^.\s]+', name)
+    pieces = _pieces(name)
     if len(pieces) == 1:
         return (ctx.database or "", _identifier(pieces[0]))
     return (_identifier(pieces[0]), _identifier(pieces[1]))

@@ -331,6 +331,12 @@ def test_policies_on_a_view(cur: Any, database: str, analyst: str) -> None:
     ]
     cur.execute("USE ROLE ACCOUNTADMIN")
     assert _error(cur, "ALTER VIEW contacts MODIFY COLUMN nope SET MASKING POLICY email_mask").errno == 904
+    references = (
+        "SELECT ref_entity_name, ref_entity_domain, ref_column_name FROM TABLE("
+        "INFORMATION_SCHEMA.POLICY_REFERENCES(REF_ENTITY_NAME => 'contacts', REF_ENTITY_DOMAIN => 'view'))"
+        " ORDER BY 3"
+    )
+    assert cur.execute(references).fetchall() == [("CONTACTS", "VIEW", "CONTACT"), ("CONTACTS", "VIEW", None)]
     cur.execute("ALTER VIEW contacts RENAME TO renamed_contacts")
     assert cur.execute("SELECT COUNT(*) FROM renamed_contacts").fetchone() == (2,)
     cur.execute("DROP VIEW renamed_contacts")
