@@ -29,7 +29,7 @@ from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.engine import access
 from embucket_py.engine.metadata_columns import DESCRIBED_POLICY, POLICIES, TEXT
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
-from embucket_py.errors import InvalidIdentifier, SqlCompilationError, object_not_found
+from embucket_py.errors import InvalidIdentifier, ObjectNotFound, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.changes import RowChange
 from embucket_py.sql.context import SqlContext
@@ -249,7 +249,7 @@ def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | 
         found = attached(tables, [p for _, p in references])
     if not found:
         return
-    bodies: dict[tuple[str, str, str], Policy | None] = {}
+    bodies: Bodies = {}
     for table, parts in references:
         on = found.get(ref_key(parts))
         if not on:
@@ -257,30 +257,41 @@ def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | 
         stored = tables.find(TableName(*parts))
         if stored is None:
             continue
-        for a in on:
-            if a.policy not in bodies:
-                bodies[a.policy] = tables.policies.get(a.policy)
-        _wrap(table, parts, Tables.columns(stored), on, bodies)
+        _wrap(table, parts, Tables.columns(stored), on, _policies(tables, on, bodies))
+
+
+Bodies = dict[tuple[str, str, str], Policy]
+
+
+def _policies(tables: Tables, on: list[Attachment], known: Bodies) -> Bodies:
+    """The attached policies (added to `known`). One that is gone (its schema or database was
+    dropped) fails the statement: the data it protects is never shown unprotected."""
+    for a in on:
+        if a.policy not in known:
+            policy = tables.policies.get(a.policy)
+            if policy is None:
+                shown, on_object = ".".join(map(naming.quote, a.policy)), ".".join(map(naming.quote, a.ref))
+                raise ObjectNotFound(
+                    f"{KIND_WORDS[a.kind]} '{shown}' set on '{on_object}' does not exist or not authorized."
+                )
+            known[a.policy] = policy
+    return known
 
 
 def _wrap(
-    table: exp.Table,
-    parts: list[str],
-    columns: list[Column],
-    on: list[Attachment],
-    bodies: dict[tuple[str, str, str], Policy | None],
+    table: exp.Table, parts: list[str], columns: list[Column], on: list[Attachment], bodies: Bodies
 ) -> None:
     masks = {a.column: a for a in on if a.kind == MASKING}
     row_access = next((a for a in on if a.kind == ROW_ACCESS), None)
     projections: list[exp.Expression] = []
     for column in columns:
         mask = masks.get(column.name)
-        policy = bodies.get(mask.policy) if mask else None
-        if mask is None or policy is None:
+        if mask is None:
             projections.append(_source_column(column.name))
             continue
         masked = exp.Cast(
-            this=_body(policy, mask.columns), to=exp.DataType.build(column.type.sql, dialect="snowflake")
+            this=_body(bodies[mask.policy], mask.columns),
+            to=exp.DataType.build(column.type.sql, dialect="snowflake"),
         )
         projections.append(exp.alias_(masked, exp.to_identifier(column.name, quoted=True)))
     if table.args.get("changes"):  # CHANGES (also a stream's read): its own columns go through
@@ -292,9 +303,8 @@ def _wrap(
     inner.set("db", exp.to_identifier(parts[1], quoted=True))
     inner.set("alias", exp.TableAlias(this=exp.to_identifier(_SOURCE, quoted=True)))
     select = exp.select(*projections).from_(inner)
-    policy = bodies.get(row_access.policy) if row_access else None
-    if row_access is not None and policy is not None:
-        select = select.where(_body(policy, row_access.columns))
+    if row_access is not None:
+        select = select.where(_body(bodies[row_access.policy], row_access.columns))
     alias = table.args.get("alias") or exp.TableAlias(
         this=exp.to_identifier(normalize(table.this), quoted=True)
     )
@@ -310,19 +320,19 @@ def wrap_view(tables: Tables, subquery: exp.Subquery, parts: list[str]) -> None:
     on = tables.policies.attached([(parts[0], parts[1], parts[2])]).get(ref_key(parts))
     if not on:
         return
-    bodies = {a.policy: tables.policies.get(a.policy) for a in on}
+    bodies = _policies(tables, on, {})
     masked = [
-        exp.alias_(_body(policy, a.columns), exp.to_identifier(a.column, quoted=True))
+        exp.alias_(_body(bodies[a.policy], a.columns), exp.to_identifier(a.column, quoted=True))
         for a in on
-        if a.kind == MASKING and (policy := bodies[a.policy]) is not None
+        if a.kind == MASKING
     ]
     source = exp.Subquery(
         this=subquery.this, alias=exp.TableAlias(this=exp.to_identifier(_SOURCE, quoted=True))
     )
     select = exp.select(exp.Star(replace=masked) if masked else exp.Star()).from_(source)
     for a in on:
-        if a.kind == ROW_ACCESS and (policy := bodies[a.policy]) is not None:
-            select = select.where(_body(policy, a.columns))
+        if a.kind == ROW_ACCESS:
+            select = select.where(_body(bodies[a.policy], a.columns))
     subquery.set("this", select)
 
 
@@ -335,9 +345,9 @@ def restrict_change(tables: Tables, change: RowChange) -> RowChange:
     (to MERGE, the others are rows that do not match)."""
     found = tables.policies.attached([(change.parts[0], change.parts[1], change.parts[2])])
     row_access = next((a for a in found.get(ref_key(change.parts), []) if a.kind == ROW_ACCESS), None)
-    policy = tables.policies.get(row_access.policy) if row_access else None
-    if row_access is None or policy is None:
+    if row_access is None:
         return change
+    policy = _policies(tables, [row_access], {})[row_access.policy]
     return replace(change, visible=_body(policy, row_access.columns, change.alias))
 
 

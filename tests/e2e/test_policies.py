@@ -374,3 +374,16 @@ def test_clones_and_ddl_keep_the_policies(cur: Any, database: str) -> None:
     )
     schema_ddl = cur.execute("SELECT GET_DDL('SCHEMA', 'sec')").fetchone()[0]
     assert schema_ddl.index("masking policy HIDE") < schema_ddl.index("TABLE PEOPLE")
+
+
+def test_a_policy_whose_schema_is_dropped_fails_closed(cur: Any) -> None:
+    cur.execute("CREATE SCHEMA sec")
+    cur.execute("CREATE MASKING POLICY sec.hide AS (val string) RETURNS string -> '***'")
+    cur.execute("CREATE TABLE public.people (id INT, email VARCHAR WITH MASKING POLICY sec.hide)")
+    cur.execute("INSERT INTO public.people VALUES (1, 'a@x.com')")
+    cur.execute("DROP SCHEMA sec")
+    # The data stays protected: the query fails rather than show it unmasked.
+    error = _error(cur, "SELECT email FROM public.people")
+    assert error.errno == 2003 and "HIDE' set on" in error.msg
+    cur.execute("UNDROP SCHEMA sec")
+    assert cur.execute("SELECT * FROM public.people").fetchall() == [(1, "***")]
