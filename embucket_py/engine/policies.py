@@ -144,6 +144,8 @@ def _on_object(tables: Tables, roles: set[str], s: PolicyStatement, ctx: SqlCont
     table = tables.find(TableName(*s.target))
     kind = "TABLE" if table is not None else "VIEW"
     if table is None and tables.views.get(*s.target) is None:
+        if s.if_exists:  # ALTER TABLE | VIEW IF EXISTS
+            return status(OK)
         raise object_not_found(s.target_kind.capitalize(), ".".join(map(naming.quote, s.target)))
     grants = tables.metastore.grants
     # The object's owner sets its policies, or a role that may apply them anywhere.

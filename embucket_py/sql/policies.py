@@ -275,11 +275,12 @@ def _show(text: str, ctx: SqlContext) -> PolicyStatement | None:
     scope: list[str] = [ctx.database] if ctx.database else []
     if found["account"]:
         scope = []
-    elif found["database"] or (found["database"] is None and re.search(r"\bIN\s+DATABASE\s*$", text, re.I)):
+    elif re.search(r"\bIN\s+DATABASE\b", text, re.I):
         scope = [_identifier(found["database"])] if found["database"] else [ctx.database or ""]
-    elif found["schema"] or found["bare"] or re.search(r"\bIN\s+SCHEMA\s*$", text, re.I):
-        name = found["schema"] or found["bare"]
-        scope = list(_schema_parts(name, ctx)) if name else [ctx.database or "", ctx.schema or ""]
+    elif found["schema"] or found["bare"]:
+        scope = list(_schema_parts(found["schema"] or found["bare"], ctx))
+    elif re.search(r"\bIN\s+SCHEMA\b", text, re.I):
+        scope = [ctx.database or "", ctx.schema or ""]
     like = _string(found["like"]) if found["like"] else None
     return PolicyStatement("SHOW", _kind(found["kind"]), like=like, scope=scope)
 
@@ -292,7 +293,7 @@ def _schema_parts(name: str, ctx: SqlContext) -> tuple[str, str]:
 
 
 _ON_OBJECT = re.compile(
-    rf"ALTER\s+(?P<object>TABLE|VIEW)\s+(?:IF\s+EXISTS\s+)?(?P<name>{_NAME})\s+(?P<clause>.+)$",
+    rf"ALTER\s+(?P<object>TABLE|VIEW)\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{_NAME})\s+(?P<clause>.+)$",
     re.I | re.DOTALL,
 )
 _SET_MASKING = re.compile(
@@ -320,7 +321,7 @@ def _on_object(text: str, ctx: SqlContext) -> PolicyStatement | None:
     target = name_parts(found["name"], ctx)
     target_kind = found["object"].upper()
     clause = found["clause"].strip()
-    common = {"target": target, "target_kind": target_kind}
+    common = {"target": target, "target_kind": target_kind, "if_exists": bool(found["exists"])}
     if (masking := _SET_MASKING.match(clause)) is not None:
         column = _identifier(masking["column"])
         using = tuple(_identifier(c) for c in masking["using"].split(",")) if masking["using"] else (column,)

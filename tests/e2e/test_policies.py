@@ -172,6 +172,8 @@ def test_policy_errors_leave_things_as_they_were(cur: Any) -> None:
     assert _error(cur, "CREATE MASKING POLICY bad AS (v NUMBER) RETURNS VARCHAR -> 'x'").sqlstate == "42601"
     assert _error(cur, "CREATE ROW ACCESS POLICY bad AS (v NUMBER) RETURNS NUMBER -> 1").sqlstate == "42601"
     assert _error(cur, "DROP MASKING POLICY no_such_policy").errno == 2003
+    no_table = "ALTER TABLE IF EXISTS no_such_table MODIFY COLUMN c SET MASKING POLICY email_mask"
+    assert cur.execute(no_table).fetchone() == ("Statement executed successfully.",)
     assert cur.execute("DROP MASKING POLICY IF EXISTS no_such_policy").fetchone() == (
         "Drop statement executed successfully (NO_SUCH_POLICY already dropped).",
     )

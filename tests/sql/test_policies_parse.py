@@ -68,6 +68,9 @@ def test_alter_drop_show_describe() -> None:
     assert statement("SHOW ROW ACCESS POLICIES LIKE 'r%' IN ACCOUNT").scope == []
     assert statement("SHOW MASKING POLICIES IN SCHEMA s").scope == ["DB", "S"]
     assert statement("SHOW MASKING POLICIES IN DATABASE other").scope == ["OTHER"]
+    assert statement("SHOW MASKING POLICIES IN DATABASE").scope == ["DB"]
+    assert statement("SHOW MASKING POLICIES IN SCHEMA").scope == ["DB", "PUBLIC"]
+    assert statement("SHOW MASKING POLICIES IN d2.s2").scope == ["D2", "S2"]
 
 
 def test_clauses_on_tables_and_views() -> None:
@@ -80,6 +83,7 @@ def test_clauses_on_tables_and_views() -> None:
         True,
     )
     assert statement("ALTER VIEW v ALTER c UNSET MASKING POLICY").target_kind == "VIEW"
+    assert statement("ALTER TABLE IF EXISTS t ADD ROW ACCESS POLICY r ON (a)").if_exists
     swap = statement("ALTER TABLE t DROP ROW ACCESS POLICY r1, ADD ROW ACCESS POLICY r2 ON (a, b)")
     assert swap.parts[2] == "R1" and swap.then_add is not None
     assert (swap.then_add.action, swap.then_add.columns) == ("ADD_ROW_ACCESS", ("A", "B"))
