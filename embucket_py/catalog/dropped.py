@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore, databases_table
-from embucket_py.catalog.policies import policies_table
+from embucket_py.catalog.policies import attachments_table, policies_table
 from embucket_py.catalog.routines import routines_table
 from embucket_py.catalog.sequences import sequences_table
 from embucket_py.catalog.views import views_table
@@ -53,6 +53,8 @@ dropped_table = sa.Table(
 
 # The objects a schema holds besides its tables, each kind in a metastore table of its own.
 _CONTAINED = {t.name: t for t in (views_table, routines_table, sequences_table, policies_table)}
+# What a drop may set aside for UNDROP: those, and a dropped table's policy attachments.
+_KEPT = {**_CONTAINED, attachments_table.name: attachments_table}
 dropped_objects_table = sa.Table(
     "embucket_dropped_objects",
     _meta,
@@ -98,8 +100,17 @@ class Dropped:
                 conn.execute(dropped_table.insert(), rows)
 
     def remember_table(self, database: str, schema: str, name: str, location: str, retention: int) -> None:
+        drop_id = uuid.uuid4().hex
         if retention > 0:
-            self._insert([_row("TABLE", database, schema, name, location, retention, top=True)])
+            self._insert(
+                [_row("TABLE", database, schema, name, location, retention, top=True, drop_id=drop_id)]
+            )
+        # The table's policies go with it, and come back with UNDROP.
+        c = attachments_table.c
+        ref = [naming.stored(p) for p in (database, schema, name)]
+        where = sa.and_(c.ref_database == ref[0], c.ref_schema == ref[1], c.ref_name == ref[2])
+        with self.metastore.engine.begin() as conn:
+            _keep(conn, drop_id, attachments_table, where, keep=retention > 0)
         self.purge()
 
     def remember_schema(self, database: str, schema: str, retention: int = DEFAULT_RETENTION_DAYS) -> None:
@@ -142,19 +153,14 @@ class Dropped:
                 where = table.c.database == naming.stored(database)
                 if schema is not None:
                     where = sa.and_(where, table.c.schema == naming.stored(schema))
-                if keep:
-                    rows = conn.execute(sa.select(table).where(where)).mappings().all()
-                    kept = [{"drop_id": drop_id, "source": table.name, "data": _dumps(r)} for r in rows]
-                    if kept:
-                        conn.execute(dropped_objects_table.insert(), kept)
-                conn.execute(table.delete().where(where))
+                _keep(conn, drop_id, table, where, keep=keep)
 
     def _bring_back(self, drop_id: str) -> None:
         """Puts back what `_set_aside` kept under `drop_id`."""
         where = dropped_objects_table.c.drop_id == drop_id
         with self.metastore.engine.begin() as conn:
             for kept in conn.execute(sa.select(dropped_objects_table).where(where)).all():
-                table = _CONTAINED[kept.source]
+                table = _KEPT[kept.source]
                 conn.execute(table.insert().values(**_loads(table, kept.data)))
             conn.execute(dropped_objects_table.delete().where(where))
 
@@ -206,6 +212,7 @@ class Dropped:
         if self.metastore.catalog(database).table_exists((naming.stored(schema), naming.stored(name))):
             raise already_exists("Table", name)
         self._register(database, schema, name, row.metadata_location)
+        self._bring_back(row.drop_id)
         self._forget(None, row.id)
 
     def undrop_schema(self, database: str, schema: str) -> None:
@@ -291,6 +298,18 @@ class Dropped:
         query = sa.select(dropped_table).where(*where).order_by(dropped_table.c.dropped_ms.desc())
         with self.metastore.engine.connect() as conn:
             return list(conn.execute(query))
+
+
+def _keep(
+    conn: sa.Connection, drop_id: str, table: sa.Table, where: sa.ColumnElement[bool], *, keep: bool
+) -> None:
+    """Takes the rows out of `table`, kept under `drop_id` for UNDROP when `keep`."""
+    if keep:
+        rows = conn.execute(sa.select(table).where(where)).mappings().all()
+        kept = [{"drop_id": drop_id, "source": table.name, "data": _dumps(r)} for r in rows]
+        if kept:
+            conn.execute(dropped_objects_table.insert(), kept)
+    conn.execute(table.delete().where(where))
 
 
 def _row(

@@ -286,9 +286,12 @@ def test_policies_declared_by_create_table_follow_the_table(cur: Any) -> None:
     assert _error(cur, "CREATE TABLE t3 (id INT WITH MASKING POLICY hide)").sqlstate == "42601"
     cur.execute("SHOW TABLES")
     assert [r[1] for r in cur.fetchall()] == ["T"]
-    # Renamed, the table keeps its policies; dropped, it lets them go (and a new table of the same
-    # name starts without them).
+    # Renamed, the table keeps its policies; dropped, it takes them along (UNDROP brings both
+    # back, and a new table of the same name starts without them).
     cur.execute("ALTER TABLE t RENAME TO renamed")
+    assert cur.execute("SELECT COUNT(*), MAX(email) FROM renamed").fetchone() == (2, "***")
+    cur.execute("DROP TABLE renamed")
+    cur.execute("UNDROP TABLE renamed")  # back with its policies
     assert cur.execute("SELECT COUNT(*), MAX(email) FROM renamed").fetchone() == (2, "***")
     cur.execute("DROP TABLE renamed")
     cur.execute("CREATE TABLE renamed (id INT, email VARCHAR)")
