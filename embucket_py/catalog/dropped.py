@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from embucket_py import naming
 from embucket_py.catalog.metastore import Metastore, databases_table
-from embucket_py.catalog.policies import attachments_table, policies_table
+from embucket_py.catalog.policies import attachments_of, attachments_table, policies_table
 from embucket_py.catalog.routines import routines_table
 from embucket_py.catalog.sequences import sequences_table
 from embucket_py.catalog.views import views_table
@@ -106,9 +106,7 @@ class Dropped:
                 [_row("TABLE", database, schema, name, location, retention, top=True, drop_id=drop_id)]
             )
         # The table's policies go with it, and come back with UNDROP.
-        c = attachments_table.c
-        ref = [naming.stored(p) for p in (database, schema, name)]
-        where = sa.and_(c.ref_database == ref[0], c.ref_schema == ref[1], c.ref_name == ref[2])
+        where = attachments_of((database, schema, name))
         with self.metastore.engine.begin() as conn:
             _keep(conn, drop_id, attachments_table, where, keep=retention > 0)
         self.purge()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -92,11 +93,18 @@ class Attachment:
     policy: tuple[str, str, str]
 
 
-def _stored(parts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+def _stored(parts: Sequence[str]) -> tuple[str, ...]:
     return tuple(naming.stored(p) for p in parts)
 
 
-def ref_key(parts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+def attachments_of(ref: Sequence[str]) -> sa.ColumnElement[bool]:
+    """The attachment rows of one table or view."""
+    c = attachments_table.c
+    database, schema, name = _stored(ref)
+    return sa.and_(c.ref_database == database, c.ref_schema == schema, c.ref_name == name)
+
+
+def ref_key(parts: Sequence[str]) -> tuple[str, ...]:
     """How `Policies.attached` keys an object (its stored name)."""
     return _stored(parts)
 
@@ -255,7 +263,7 @@ class Policies:
     def detach_all(self, ref: tuple[str, str, str]) -> None:
         """Removes every policy of a table (it is dropped)."""
         with self.metastore.engine.begin() as conn:
-            conn.execute(attachments_table.delete().where(self._object(ref)))
+            conn.execute(attachments_table.delete().where(attachments_of(ref)))
 
     def move_attachments(self, ref: tuple[str, str, str], to: tuple[str, str, str]) -> None:
         """A renamed table keeps its policies."""
@@ -263,7 +271,7 @@ class Policies:
         with self.metastore.engine.begin() as conn:
             conn.execute(
                 attachments_table.update()
-                .where(self._object(ref))
+                .where(attachments_of(ref))
                 .values(ref_database=database, ref_schema=schema, ref_name=name)
             )
 
@@ -276,22 +284,17 @@ class Policies:
         """A clone is protected as its source: the source's attachments, copied. `schemas`: (source
         schema, cloned schema) when the clone's schema was cloned with its policies, whose
         attachments then name the cloned policies."""
-        for a in [a for found in self.attached([ref]).values() for a in found]:
+        for a in self.attached_to(ref):
             policy = a.policy
             if schemas is not None and policy[:2] == schemas[0]:
                 policy = (*schemas[1], policy[2])
             self.attach(dataclasses.replace(a, ref=to, policy=policy), force=True)
 
-    def _object(self, ref: tuple[str, str, str]) -> sa.ColumnElement[bool]:
-        c = attachments_table.c
-        database, schema, name = _stored(ref)
-        return sa.and_(c.ref_database == database, c.ref_schema == schema, c.ref_name == name)
-
     def _ref_key(self, ref: tuple[str, str, str], column: str) -> sa.ColumnElement[bool]:
         column_key = attachments_table.c.ref_column == (naming.stored(column) if column else "")
-        return sa.and_(self._object(ref), column_key)
+        return sa.and_(attachments_of(ref), column_key)
 
-    def attached(self, refs: list[tuple[str, str, str]]) -> dict[tuple[str, ...], list[Attachment]]:
+    def attached(self, refs: Sequence[Sequence[str]]) -> dict[tuple[str, ...], list[Attachment]]:
         """The attachments of each of the objects (one lookup for them all), by `ref_key`;
         objects without any are left out."""
         if not refs:
@@ -303,10 +306,17 @@ class Policies:
                 found.setdefault(key, []).append(_attachment(row))
         return found
 
-    def masked_columns(self, ref: tuple[str, str, str]) -> dict[str, str]:
+    def attached_to(self, ref: Sequence[str]) -> list[Attachment]:
+        """The attachments of one table or view."""
+        return self.attached([ref]).get(ref_key(ref), [])
+
+    def masked_columns(self, ref: Sequence[str]) -> dict[str, str]:
         """Each masked column of a table -> its policy's qualified name (DESCRIBE TABLE shows it)."""
-        found = self.attached([ref]).get(ref_key(ref), [])
-        return {a.column: ".".join(map(naming.quote, a.policy)) for a in found if a.kind == MASKING}
+        return {
+            a.column: ".".join(map(naming.quote, a.policy))
+            for a in self.attached_to(ref)
+            if a.kind == MASKING
+        }
 
     def references(self, policy: tuple[str, str, str] | None = None) -> list[Attachment]:
         """Every attachment (of one policy, when named)."""

@@ -12,7 +12,7 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from embucket_py import naming
 from embucket_py.catalog.grants import Securable
-from embucket_py.catalog.policies import MASKING, ROW_ACCESS, Attachment, Policy, ref_key
+from embucket_py.catalog.policies import MASKING, ROW_ACCESS, Attachment, Policy
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.sequences import Sequence
 from embucket_py.catalog.tables import Column, TableName, Tables
@@ -22,7 +22,14 @@ from embucket_py.engine.routines import signature_type
 from embucket_py.errors import SqlCompilationError, object_not_found
 from embucket_py.layout.clustering import clustering_key
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import SourceText, normalize, projection_name, qualify, table_parts
+from embucket_py.sql.names import (
+    SourceText,
+    normalize,
+    projection_name,
+    qualify,
+    split_top_level,
+    table_parts,
+)
 
 KINDS = ("TABLE", "VIEW", "SEQUENCE", "FUNCTION", "PROCEDURE", "SCHEMA", "DATABASE", "POLICY")
 
@@ -127,9 +134,7 @@ def table_ddl(tables: Tables, ref: TableName, qualified: bool = False) -> str:
     table = tables.load(ref)
     kind = tables.kind(ref, table)
     prefix = "create or replace " + ("" if kind == "TABLE" else f"{kind.lower()} ")
-    policies = tables.policies.attached([(ref.database, ref.schema, ref.name)]).get(
-        ref_key((ref.database, ref.schema, ref.name)), []
-    )
+    policies = tables.policies.attached_to((ref.database, ref.schema, ref.name))
     masks = {a.column: a for a in policies if a.kind == MASKING}
     lines = ",\n".join(
         column_line(c) + _masking_clause(masks.get(c.name), qualified) for c in Tables.columns(table)
@@ -185,7 +190,7 @@ def sequence_ddl(sequence: Sequence, qualified: bool = False) -> str:
 
 def _routine_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualified: bool) -> str:
     head, _, rest = name.partition("(")
-    types = [t for t in (signature_type(t) for t in split_types(rest.rstrip().removesuffix(")"))) if t]
+    types = [t for t in (signature_type(t) for t in split_top_level(rest.rstrip().removesuffix(")"))) if t]
     ref = TableName(*qualify(table_parts(exp.to_table(head.strip(), dialect="snowflake")), ctx, "get_ddl"))
     found = [
         r
@@ -195,19 +200,6 @@ def _routine_ddl(tables: Tables, kind: str, name: str, ctx: SqlContext, qualifie
     if not found or not access.sees(tables, Securable("SCHEMA", ref.database, ref.schema)):
         raise object_not_found(kind.title(), f"{ref}({', '.join(types)})")
     return routine_ddl(found[0], qualified)
-
-
-def split_types(text: str) -> list[str]:
-    """`NUMBER(10, 2), VARCHAR` -> its types (commas inside parentheses stay)."""
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    return [*parts, current.strip()] if current.strip() else parts
 
 
 def routine_ddl(routine: Routine, qualified: bool = False) -> str:

@@ -513,7 +513,7 @@ def describe(tables: Tables, d: DescribeDef, ctx: SqlContext) -> QueryResult:
         return _result(DESCRIBE_CONTAINER, rows, StatementType.DESCRIBE)
     columns = _relation_columns(tables, d.parts, ctx, d.kind)
     primary, unique = keys.key_columns(tables, TableName(*d.parts))
-    masked = tables.policies.masked_columns((d.parts[0], d.parts[1], d.parts[2]))
+    masked = tables.policies.masked_columns(d.parts)
     rows = [_describe_column(c, c.name in primary, c.name in unique, masked.get(c.name)) for c in columns]
     return _result(DESCRIBE_TABLE, rows, StatementType.DESCRIBE)
 

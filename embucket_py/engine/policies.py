@@ -1,14 +1,11 @@
-"""Masking and row access policies: their statements, and how a query reading a table with
-policies sees it.
+"""Masking and row access policies: their statements, and how a query reading a table or view
+with policies sees it (the tree rewrites are sql/policy_rewrites.py).
 
-A table with policies attached is read through a subquery that stands in for it under its name:
-`(SELECT <col>, CAST(<masking body over col> AS <col's type>) AS <masked col>, ... FROM t WHERE
-<row access body over its columns>) AS t`. So a masked column is masked wherever the query uses
-it (projections, filters, joins, aggregates), the row access policy sees the stored values, and
-the body's context functions (CURRENT_ROLE(), IS_ROLE_IN_SESSION(...)) become the session's
-values at translation, as every query's do. Names in a body resolve in the policy's schema, and
-the tables it reads (mapping tables) are read with the policy owner's rights: no privilege of the
-querying role is checked on them, as on Snowflake.
+A masked column is masked wherever the query uses it (projections, filters, joins, aggregates),
+the row access policy sees the stored values, and the body's context functions (CURRENT_ROLE(),
+IS_ROLE_IN_SESSION(...)) become the session's values at translation, as every query's do. The
+tables a body reads (mapping tables) are read with the policy owner's rights: no privilege of
+the querying role is checked on them, as on Snowflake.
 https://docs.snowflake.com/en/user-guide/security-column-ddm-use
 https://docs.snowflake.com/en/user-guide/security-row-using
 """
@@ -31,17 +28,14 @@ from embucket_py.engine.metadata_columns import DESCRIBED_POLICY, POLICIES, TEXT
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.errors import InvalidIdentifier, ObjectNotFound, SqlCompilationError, object_not_found
 from embucket_py.sessions.session import Session
+from embucket_py.sql import policy_rewrites as rewrites
 from embucket_py.sql.changes import RowChange
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import like_matches, normalize, qualify, table_parts
-from embucket_py.sql.parse import parse
-from embucket_py.sql.policies import PolicyStatement, name_parts
+from embucket_py.sql.names import like_matches, qualify, table_parts
+from embucket_py.sql.policies import PolicyStatement, object_parts
+from embucket_py.sql.policy_rewrites import Applied
 from embucket_py.sql.transforms.tables import stored_references
 from embucket_py.types import arrow_field, parse_sql_type
-
-_SOURCE = "__POLICY_SOURCE"  # the stored table's alias inside the subquery that stands for it
-CHANGE_ACTION, CHANGE_IS_UPDATE = "METADATA$ACTION", "METADATA$ISUPDATE"
-
 
 # --- statements -------------------------------------------------------------------------------------
 
@@ -71,7 +65,7 @@ def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
     if s.action == "CREATE":
         owner = tables.metastore.grants.owner(on_schema)
         made = Policy(database, schema, name, s.kind, s.signature, s.returns, s.body, s.comment, owner)
-        _check_body(made)
+        rewrites.check_body(made.body)
         if not policies.create(made, replace=s.replace, if_not_exists=s.if_exists):
             return status(f"{naming.quote(name)} already exists, statement succeeded.")
         return status(f"{word} {naming.quote(name)} successfully created.")
@@ -93,7 +87,7 @@ def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
         policies.rename(s.parts, rename, s.kind)
         return status(OK)
     if "body" in s.changes:
-        _check_body(replace(existing, body=str(s.changes["body"])))
+        rewrites.check_body(str(s.changes["body"]))
     policies.alter(s.parts, **s.changes)
     return status(OK)
 
@@ -102,16 +96,6 @@ def _require_create(tables: Tables, roles: set[str], kind: str, on_schema: Secur
     # Policies have no grants of their own here: the schema's CREATE privilege stands for them.
     privilege = "CREATE MASKING POLICY" if kind == MASKING else "CREATE ROW ACCESS POLICY"
     access.require(tables.metastore.grants, roles, access.Need(privilege, on_schema))
-
-
-def _check_body(policy: Policy) -> None:
-    """A body must parse as one expression over the policy's arguments."""
-    try:
-        select = parse(f"SELECT {policy.body}")[0]
-    except Exception:
-        raise SqlCompilationError(f"Invalid policy body: {policy.body}") from None
-    if not isinstance(select, exp.Select) or len(select.expressions) != 1 or select.args.get("from"):
-        raise SqlCompilationError(f"Invalid policy body: {policy.body}")
 
 
 def _visible_policy(tables: Tables, roles: set[str], parts: tuple[str, str, str], kind: str) -> Policy:
@@ -238,17 +222,12 @@ def _column(columns: dict[str, Column], name: str) -> Column:
 Found = dict[tuple[str, ...], list[Attachment]]
 
 
-def attached(tables: Tables, parts: list[list[str]]) -> Found:
-    """The attachments of the tables a query names (one metastore lookup)."""
-    return tables.policies.attached([(p[0], p[1], p[2]) for p in parts])
-
-
 def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | None = None) -> None:
     """Replaces (in place) each reference to a table with policies by the subquery that applies
     them (see the module's doc). `found`: the attachments already looked up, if any."""
     references = [(t, qualify(table_parts(t), ctx, "query")) for t in stored_references(tree)]
     if found is None:
-        found = attached(tables, [p for _, p in references])
+        found = tables.policies.attached([p for _, p in references])
     if not found:
         return
     bodies: Bodies = {}
@@ -259,7 +238,10 @@ def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | 
         stored = tables.find(TableName(*parts))
         if stored is None:
             continue
-        _wrap(table, parts, Tables.columns(stored), on, _policies(tables, on, bodies))
+        _policies(tables, on, bodies)
+        row_access = next((_applied(a, bodies) for a in on if a.kind == ROW_ACCESS), None)
+        columns = [(c.name, c.type.sql) for c in Tables.columns(stored)]
+        rewrites.wrap_table(table, parts, columns, _masks(on, bodies), row_access)
 
 
 Bodies = dict[tuple[str, str, str], Policy]
@@ -280,95 +262,34 @@ def _policies(tables: Tables, on: list[Attachment], known: Bodies) -> Bodies:
     return known
 
 
-def _wrap(
-    table: exp.Table, parts: list[str], columns: list[Column], on: list[Attachment], bodies: Bodies
-) -> None:
-    masks = {a.column: a for a in on if a.kind == MASKING}
-    row_access = next((a for a in on if a.kind == ROW_ACCESS), None)
-    projections: list[exp.Expression] = []
-    for column in columns:
-        mask = masks.get(column.name)
-        if mask is None:
-            projections.append(_source_column(column.name))
-            continue
-        masked = exp.Cast(
-            this=_body(bodies[mask.policy], mask.columns),
-            to=exp.DataType.build(column.type.sql, dialect="snowflake"),
-        )
-        projections.append(exp.alias_(masked, exp.to_identifier(column.name, quoted=True)))
-    if table.args.get("changes"):  # CHANGES (also a stream's read): its own columns go through
-        projections += [_source_column(CHANGE_ACTION), _source_column(CHANGE_IS_UPDATE)]
-    inner = table.copy()
-    for key in ("alias", "pivots"):
-        inner.set(key, None)
-    inner.set("catalog", exp.to_identifier(parts[0], quoted=True))
-    inner.set("db", exp.to_identifier(parts[1], quoted=True))
-    inner.set("alias", exp.TableAlias(this=exp.to_identifier(_SOURCE, quoted=True)))
-    select = exp.select(*projections).from_(inner)
-    if row_access is not None:
-        select = select.where(_body(bodies[row_access.policy], row_access.columns))
-    alias = table.args.get("alias") or exp.TableAlias(
-        this=exp.to_identifier(normalize(table.this), quoted=True)
-    )
-    subquery = exp.Subquery(this=select, alias=alias.copy())
-    if table.args.get("pivots"):
-        subquery.set("pivots", table.args["pivots"])
-    table.replace(subquery)
+def _applied(a: Attachment, bodies: Bodies) -> Applied:
+    policy = bodies[a.policy]
+    arguments = tuple(argument for argument, _ in policy.signature)
+    return Applied(policy.body, arguments, (policy.database, policy.schema), a.columns)
+
+
+def _masks(on: list[Attachment], bodies: Bodies) -> dict[str, Applied]:
+    return {a.column: _applied(a, bodies) for a in on if a.kind == MASKING}
 
 
 def wrap_view(tables: Tables, subquery: exp.Subquery, parts: list[str]) -> None:
-    """A view's policies over its inlined query (in place): `SELECT * REPLACE (<masking body> AS
-    col, ...) FROM (<view query>) WHERE <row access body>`."""
-    on = tables.policies.attached([(parts[0], parts[1], parts[2])]).get(ref_key(parts))
+    """A view's policies over its inlined query (in place; see sql/policy_rewrites.py)."""
+    on = tables.policies.attached_to(parts)
     if not on:
         return
     bodies = _policies(tables, on, {})
-    masked = [
-        exp.alias_(_body(bodies[a.policy], a.columns), exp.to_identifier(a.column, quoted=True))
-        for a in on
-        if a.kind == MASKING
-    ]
-    source = exp.Subquery(
-        this=subquery.this, alias=exp.TableAlias(this=exp.to_identifier(_SOURCE, quoted=True))
-    )
-    select = exp.select(exp.Star(replace=masked) if masked else exp.Star()).from_(source)
-    for a in on:
-        if a.kind == ROW_ACCESS:
-            select = select.where(_body(bodies[a.policy], a.columns))
-    subquery.set("this", select)
-
-
-def _source_column(name: str, table: str = _SOURCE) -> exp.Column:
-    return exp.column(exp.to_identifier(name, quoted=True), table=exp.to_identifier(table, quoted=True))
+    row_access = [_applied(a, bodies) for a in on if a.kind == ROW_ACCESS]
+    rewrites.wrap_view(subquery, _masks(on, bodies), row_access)
 
 
 def restrict_change(tables: Tables, change: RowChange) -> RowChange:
     """UPDATE, DELETE and MERGE act only on the target rows its row access policy shows the role
     (to MERGE, the others are rows that do not match)."""
-    found = tables.policies.attached([(change.parts[0], change.parts[1], change.parts[2])])
-    row_access = next((a for a in found.get(ref_key(change.parts), []) if a.kind == ROW_ACCESS), None)
+    row_access = next((a for a in tables.policies.attached_to(change.parts) if a.kind == ROW_ACCESS), None)
     if row_access is None:
         return change
-    policy = _policies(tables, [row_access], {})[row_access.policy]
-    return replace(change, visible=_body(policy, row_access.columns, change.alias))
-
-
-def _body(policy: Policy, columns: tuple[str, ...], table: str = _SOURCE) -> exp.Expression:
-    """The policy's body with its arguments bound to the columns of `table`, its own names
-    qualified in the policy's schema."""
-    body = parse(f"SELECT {policy.body}")[0].expressions[0]
-    for inner in stored_references(body):
-        database, schema, _ = qualify(table_parts(inner), SqlContext(policy.database, policy.schema), "query")
-        inner.set("catalog", exp.to_identifier(database, quoted=True))
-        inner.set("db", exp.to_identifier(schema, quoted=True))
-    bound = {argument: column for (argument, _), column in zip(policy.signature, columns, strict=False)}
-    for node in list(body.find_all(exp.Column)):
-        if not node.table and isinstance(node.this, exp.Identifier) and normalize(node.this) in bound:
-            node.replace(_source_column(bound[normalize(node.this)], table))
-    for node in list(body.find_all(exp.Anonymous)):
-        if node.name.upper() == "INVOKER_ROLE" and not node.expressions:
-            node.replace(exp.Anonymous(this="CURRENT_ROLE"))  # the querying role, outside views
-    return body.unalias() if isinstance(body, exp.Alias) else body
+    applied = _applied(row_access, _policies(tables, [row_access], {}))
+    return replace(change, visible=rewrites.bound_body(applied, change.alias))
 
 
 # https://docs.snowflake.com/en/sql-reference/functions/policy_references#output
@@ -387,12 +308,12 @@ def references_table(tables: Tables, policy: str, entity: str, domain: str, ctx:
     grants = tables.metastore.grants
     roles = access.context_roles(grants, ctx)
     if policy:
-        found = tables.policies.references(name_parts(policy, ctx))
+        found = tables.policies.references(object_parts(policy, ctx))
     else:
         if domain and domain.upper() not in ("TABLE", "VIEW"):
             raise SqlCompilationError(f"Invalid REF_ENTITY_DOMAIN '{domain}'.")
-        target = name_parts(entity, ctx)
-        found = tables.policies.attached([target]).get(ref_key(target), [])
+        target = object_parts(entity, ctx)
+        found = tables.policies.attached_to(target)
     rows = []
     for a in found:
         domain = "VIEW" if tables.views.get(*a.ref) is not None else "TABLE"

@@ -101,7 +101,7 @@ def translate(
     has_streams = tables.streams.any_of([parts for _, parts in references if found[tuple(parts)] is None])
     # Policies of the tables named here (those read through views and streams: once those are in).
     named = [parts for _, parts in references]
-    on_tables = None if has_views or has_streams else policies.attached(tables, named)
+    on_tables = None if has_views or has_streams else tables.policies.attached(named)
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
     changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree) or bool(on_tables)
     if changed or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):

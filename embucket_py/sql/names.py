@@ -255,6 +255,19 @@ def name_parts(name: str, ctx: SqlContext, what: str = "table") -> list[str]:
     return qualify(table_parts(exp.to_table(name, dialect="snowflake")), ctx, what)
 
 
+def split_top_level(text: str) -> list[str]:
+    """`NUMBER(10, 2), VARCHAR` -> its pieces (commas inside parentheses stay), stripped."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [*parts, current.strip()] if current.strip() else parts
+
+
 # A name of up to three parts as written in a command's text (quoted parts kept whole).
 OBJECT_NAME = r'(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)(?:\.(?:"(?:[^"]|"")*"|[A-Za-z_$0-9]+)){0,2}'
 

@@ -16,13 +16,20 @@ from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, SyntaxError_, Unsupported
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.names import (
+    OBJECT_NAME,
+    name_parts,
+    normalize,
+    show_pattern,
+    show_scope,
+    split_top_level,
+)
 from embucket_py.sql.scripting import command_parts
 from embucket_py.types import parse_sql_type
 
 HEAD = "POLICY"  # the Command head word parse.py gives these statements
 
-_NAME = r'(?:"(?:[^"]|"")*"|[\w$]+)(?:\s*\.\s*(?:"(?:[^"]|"")*"|[\w$]+)){0,2}'
+_NAME = OBJECT_NAME
 _COLUMN = r'(?:"(?:[^"]|"")*"|[\w$]+)'
 _KIND = r"(?P<kind>MASKING|ROW\s+ACCESS)"
 _STATEMENT = re.compile(
@@ -87,31 +94,14 @@ def _kind(word: str) -> str:
     return "MASKING_POLICY" if word.upper() == "MASKING" else "ROW_ACCESS_POLICY"
 
 
-def name_parts(name: str, ctx: SqlContext) -> tuple[str, str, str]:
-    """A (1-, 2- or 3-part) object name as written -> its qualified parts."""
-    identifiers = [_as_identifier(p) for p in _pieces(name)]
-    table = exp.Table(
-        this=identifiers[-1],
-        db=identifiers[-2] if len(identifiers) > 1 else None,
-        catalog=identifiers[-3] if len(identifiers) > 2 else None,
-    )
-    database, schema, last = qualify(table_parts(table), ctx, "POLICY")
+def object_parts(name: str, ctx: SqlContext) -> tuple[str, str, str]:
+    """A policy's, table's or view's name as written -> its qualified parts."""
+    database, schema, last = name_parts(name, ctx, "POLICY")
     return (database, schema, last)
 
 
-def _pieces(name: str) -> list[str]:
-    return re.findall(r'"(?:[^"]|"")*"|[^.\s]+', name)
-
-
-def _as_identifier(text: str) -> exp.Identifier:
-    text = text.strip()
-    if text.startswith('"'):
-        return exp.to_identifier(text[1:-1].replace('""', '"'), quoted=True)
-    return exp.to_identifier(text)
-
-
 def _identifier(text: str) -> str:
-    return normalize(_as_identifier(text))
+    return normalize(exp.parse_identifier(text.strip(), dialect="snowflake"))
 
 
 def _string(literal: str) -> str:
@@ -164,7 +154,7 @@ def _create(text: str, ctx: SqlContext) -> PolicyStatement | None:
     return PolicyStatement(
         "CREATE",
         kind,
-        name_parts(found["name"], ctx),
+        object_parts(found["name"], ctx),
         signature,
         returns,
         body,
@@ -176,9 +166,7 @@ def _create(text: str, ctx: SqlContext) -> PolicyStatement | None:
 
 def _signature(text: str) -> tuple[tuple[str, str], ...]:
     args = []
-    for piece in _top_level_split(text):
-        if not piece.strip():
-            continue
+    for piece in split_top_level(text):
         found = re.fullmatch(rf"\s*({_COLUMN})\s+(.+?)\s*", piece, re.DOTALL)
         if found is None:
             raise SyntaxError_(f"syntax error line 1 at position 0 unexpected '{piece.strip()}'.")
@@ -192,17 +180,6 @@ def _type(text: str) -> str:
         return parse_sql_type(text).sql
     except ValueError as e:
         raise SqlCompilationError(str(e)) from None
-
-
-def _top_level_split(text: str) -> list[str]:
-    pieces, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            pieces.append(text[start:i])
-            start = i + 1
-    pieces.append(text[start:])
-    return pieces
 
 
 _ALTER = re.compile(
@@ -223,7 +200,7 @@ def _alter_policy(text: str, ctx: SqlContext) -> PolicyStatement | None:
         raise SyntaxError_("ALTER ... POLICY supports RENAME TO, SET BODY ->, SET COMMENT and UNSET COMMENT.")
     changes: dict[str, object] = {}
     if found["rename"] is not None:
-        changes["rename"] = name_parts(found["rename"], ctx)
+        changes["rename"] = object_parts(found["rename"], ctx)
     elif found["body"] is not None:
         changes["body"] = found["body"].strip()
     elif found["comment"] is not None:
@@ -233,7 +210,7 @@ def _alter_policy(text: str, ctx: SqlContext) -> PolicyStatement | None:
     return PolicyStatement(
         "ALTER",
         _kind(found["kind"]),
-        name_parts(found["name"], ctx),
+        object_parts(found["name"], ctx),
         if_exists=bool(found["exists"]),
         changes=changes,
     )
@@ -241,12 +218,7 @@ def _alter_policy(text: str, ctx: SqlContext) -> PolicyStatement | None:
 
 _DROP = re.compile(rf"DROP\s+{_KIND}\s+POLICY\s+(?P<exists>IF\s+EXISTS\s+)?(?P<name>{_NAME})\s*$", re.I)
 _DESCRIBE = re.compile(rf"DESC(?:RIBE)?\s+{_KIND}\s+POLICY\s+(?P<name>{_NAME})\s*$", re.I)
-_SHOW = re.compile(
-    rf"SHOW\s+{_KIND}\s+POLICIES(?:\s+LIKE\s+(?P<like>'(?:[^']|'')*'))?"
-    rf"(?:\s+IN\s+(?:(?P<account>ACCOUNT)|DATABASE(?:\s+(?P<database>{_NAME}))?|SCHEMA(?:\s+(?P<schema>{_NAME}))?"
-    rf"|(?P<bare>{_NAME})))?\s*$",
-    re.I,
-)
+_SHOW = show_pattern(r"(?:MASKING|ROW\s+ACCESS)\s+POLICIES")
 
 
 def _drop(text: str, ctx: SqlContext) -> PolicyStatement | None:
@@ -254,7 +226,7 @@ def _drop(text: str, ctx: SqlContext) -> PolicyStatement | None:
     if found is None:
         return None
     return PolicyStatement(
-        "DROP", _kind(found["kind"]), name_parts(found["name"], ctx), if_exists=bool(found["exists"])
+        "DROP", _kind(found["kind"]), object_parts(found["name"], ctx), if_exists=bool(found["exists"])
     )
 
 
@@ -263,33 +235,20 @@ def _describe(text: str, ctx: SqlContext) -> PolicyStatement | None:
     return (
         None
         if found is None
-        else PolicyStatement("DESCRIBE", _kind(found["kind"]), name_parts(found["name"], ctx))
+        else PolicyStatement("DESCRIBE", _kind(found["kind"]), object_parts(found["name"], ctx))
     )
 
 
 def _show(text: str, ctx: SqlContext) -> PolicyStatement | None:
-    found = _SHOW.match(text)
-    if found is None:
+    head = re.match(r"SHOW\s+(MASKING|ROW\s+ACCESS)\s", text, re.IGNORECASE)
+    found = _SHOW.match(text[head.start(1) :]) if head else None
+    if head is None or found is None:
         return None
-    # No IN: the current database's policies (the account's when there is none).
-    scope: list[str] = [ctx.database] if ctx.database else []
-    if found["account"]:
-        scope = []
-    elif re.search(r"\bIN\s+DATABASE\b", text, re.I):
-        scope = [_identifier(found["database"])] if found["database"] else [ctx.database or ""]
-    elif found["schema"] or found["bare"]:
-        scope = list(_schema_parts(found["schema"] or found["bare"], ctx))
-    elif re.search(r"\bIN\s+SCHEMA\b", text, re.I):
-        scope = [ctx.database or "", ctx.schema or ""]
-    like = _string(found["like"]) if found["like"] else None
-    return PolicyStatement("SHOW", _kind(found["kind"]), like=like, scope=scope)
-
-
-def _schema_parts(name: str, ctx: SqlContext) -> tuple[str, str]:
-    pieces = _pieces(name)
-    if len(pieces) == 1:
-        return (ctx.database or "", _identifier(pieces[0]))
-    return (_identifier(pieces[0]), _identifier(pieces[1]))
+    scope, like = show_scope(found, ctx)
+    if found["scope"] is None and (found["kind"] or "DATABASE").upper() == "DATABASE":
+        # No IN, or IN DATABASE: the current database's policies (the account's without one).
+        scope = [ctx.database] if ctx.database else []
+    return PolicyStatement("SHOW", _kind(head[1]), like=like, scope=scope)
 
 
 _ON_OBJECT = re.compile(
@@ -318,7 +277,7 @@ def _on_object(text: str, ctx: SqlContext) -> PolicyStatement | None:
     found = _ON_OBJECT.match(text)
     if found is None:
         return None
-    target = name_parts(found["name"], ctx)
+    target = object_parts(found["name"], ctx)
     target_kind = found["object"].upper()
     clause = found["clause"].strip()
     common = {"target": target, "target_kind": target_kind, "if_exists": bool(found["exists"])}
@@ -330,7 +289,7 @@ def _on_object(text: str, ctx: SqlContext) -> PolicyStatement | None:
                 "The first column in the USING clause must be the column the masking policy is set on."
             )
         return PolicyStatement(
-            "SET_MASKING", "MASKING_POLICY", name_parts(masking["policy"], ctx), column=column,
+            "SET_MASKING", "MASKING_POLICY", object_parts(masking["policy"], ctx), column=column,
             columns=using, force=bool(masking["force"]), **common,
         )  # fmt: skip
     if (unset := _UNSET_MASKING.match(clause)) is not None:
@@ -340,14 +299,14 @@ def _on_object(text: str, ctx: SqlContext) -> PolicyStatement | None:
     if (add := _ADD_ROW_ACCESS.match(clause)) is not None:
         columns = tuple(_identifier(c) for c in add["on"].split(",") if c.strip())
         return PolicyStatement(
-            "ADD_ROW_ACCESS", "ROW_ACCESS_POLICY", name_parts(add["policy"], ctx), columns=columns, **common
+            "ADD_ROW_ACCESS", "ROW_ACCESS_POLICY", object_parts(add["policy"], ctx), columns=columns, **common
         )
     if (drop := _DROP_ROW_ACCESS.match(clause)) is not None:
         then = (
             _on_object(f"ALTER {target_kind} {found['name']} {drop['then']}", ctx) if drop["then"] else None
         )
         return PolicyStatement(
-            "DROP_ROW_ACCESS", "ROW_ACCESS_POLICY", name_parts(drop["policy"], ctx), then_add=then, **common
+            "DROP_ROW_ACCESS", "ROW_ACCESS_POLICY", object_parts(drop["policy"], ctx), then_add=then, **common
         )
     if _DROP_ALL.match(clause):
         return PolicyStatement("DROP_ALL_ROW_ACCESS", "ROW_ACCESS_POLICY", **common)
@@ -367,7 +326,7 @@ def declared_in_create(tree: exp.Expression, table: list[str], ctx: SqlContext) 
         ):
             name = normalize(column.this)
             using = tuple(normalize(i) for i in constraint.expressions or []) or (name,)
-            policy = name_parts(constraint.this.sql(dialect="snowflake"), ctx)
+            policy = object_parts(constraint.this.sql(dialect="snowflake"), ctx)
             declared.append(
                 PolicyStatement(
                     "SET_MASKING", "MASKING_POLICY", policy, target=target, column=name, columns=using
@@ -375,7 +334,7 @@ def declared_in_create(tree: exp.Expression, table: list[str], ctx: SqlContext) 
             )
     for prop in tree.find_all(exp.RowAccessProperty):
         columns = tuple(normalize(i) for i in prop.expressions or [])
-        policy = name_parts(prop.this.sql(dialect="snowflake"), ctx)
+        policy = object_parts(prop.this.sql(dialect="snowflake"), ctx)
         declared.append(
             PolicyStatement("ADD_ROW_ACCESS", "ROW_ACCESS_POLICY", policy, target=target, columns=columns)
         )
