@@ -25,6 +25,7 @@ from embucket_py.catalog.metastore import Metastore, databases_table
 from embucket_py.catalog.policies import attachments_of, attachments_table, policies_table
 from embucket_py.catalog.routines import routines_table
 from embucket_py.catalog.sequences import sequences_table
+from embucket_py.catalog.tags import tag_values_table, tags_table, values_on
 from embucket_py.catalog.views import views_table
 from embucket_py.errors import ObjectNotFound, already_exists
 
@@ -52,9 +53,9 @@ dropped_table = sa.Table(
 
 
 # The objects a schema holds besides its tables, each kind in a metastore table of its own.
-_CONTAINED = {t.name: t for t in (views_table, routines_table, sequences_table, policies_table)}
-# What a drop may set aside for UNDROP: those, and a dropped table's policy attachments.
-_KEPT = {**_CONTAINED, attachments_table.name: attachments_table}
+_CONTAINED = {t.name: t for t in (views_table, routines_table, sequences_table, policies_table, tags_table)}
+# What a drop may set aside for UNDROP: those, and a dropped table's policy attachments and tags.
+_KEPT = {**_CONTAINED, attachments_table.name: attachments_table, tag_values_table.name: tag_values_table}
 dropped_objects_table = sa.Table(
     "embucket_dropped_objects",
     _meta,
@@ -105,10 +106,12 @@ class Dropped:
             self._insert(
                 [_row("TABLE", database, schema, name, location, retention, top=True, drop_id=drop_id)]
             )
-        # The table's policies go with it, and come back with UNDROP.
-        where = attachments_of((database, schema, name))
+        # The table's policies and tags go with it, and come back with UNDROP.
         with self.metastore.engine.begin() as conn:
-            _keep(conn, drop_id, attachments_table, where, keep=retention > 0)
+            _keep(
+                conn, drop_id, attachments_table, attachments_of((database, schema, name)), keep=retention > 0
+            )
+            _keep(conn, drop_id, tag_values_table, values_on((database, schema, name)), keep=retention > 0)
         self.purge()
 
     def remember_schema(self, database: str, schema: str, retention: int = DEFAULT_RETENTION_DAYS) -> None:

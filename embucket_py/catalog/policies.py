@@ -91,6 +91,7 @@ class Attachment:
     kind: str
     columns: tuple[str, ...]  # the columns given to the policy's arguments, in order
     policy: tuple[str, str, str]
+    tag: tuple[str, str, str] | None = None  # the tag that brings the policy (catalog/tags.py)
 
 
 def _stored(parts: Sequence[str]) -> tuple[str, ...]:

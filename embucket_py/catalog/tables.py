@@ -36,6 +36,7 @@ from embucket_py.catalog.routines import Routines
 from embucket_py.catalog.sequences import Sequences
 from embucket_py.catalog.storage import engine_path
 from embucket_py.catalog.streams import Streams
+from embucket_py.catalog.tags import Tags
 from embucket_py.catalog.tasks import DYNAMIC_TABLE, Tasks
 from embucket_py.catalog.views import Views
 from embucket_py.catalog.warehouses import Warehouses
@@ -179,6 +180,7 @@ class Tables:
         self.routines = Routines(metastore)
         self.sequences = Sequences(metastore)
         self.policies = Policies(metastore)
+        self.tags = Tags(metastore)
         self.streams = Streams(metastore)
         self.tasks = Tasks(metastore)
         self.dynamic_tables = Tasks(metastore, DYNAMIC_TABLE)  # the tasks that refresh them
@@ -297,6 +299,7 @@ class Tables:
         self.policies.move_attachments(
             (ref.database, ref.schema, ref.name), (to.database, to.schema, to.name)
         )
+        self.tags.move_object((ref.database, ref.schema, ref.name), (to.database, to.schema, to.name))
 
     def swap(self, ref: TableName, other: TableName) -> None:
         """ALTER TABLE ... SWAP WITH: both catalog entries exchange their metadata pointers in one
@@ -404,6 +407,7 @@ class Tables:
             )
         self.metastore.catalog(ref.database).drop_table(ref.identifier)
         self.policies.detach_all((ref.database, ref.schema, ref.name))  # they went with the table
+        self.tags.drop_object((ref.database, ref.schema, ref.name))  # so did its tags
         return True
 
     def kind(self, ref: TableName, table: Table) -> str:

@@ -130,6 +130,7 @@ def alter_view(tables: Tables, d: a.AlterView) -> QueryResult:
             raise already_exists("Object", to.name)
         done = tables.views.rename(database, schema, name, (to.database, to.schema, to.name))
         tables.policies.move_attachments((database, schema, name), (to.database, to.schema, to.name))
+        tables.tags.move_object((database, schema, name), (to.database, to.schema, to.name))
     elif isinstance(action, a.SetSecure):
         done = tables.views.update(database, schema, name, secure=action.secure)
     else:

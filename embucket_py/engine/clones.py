@@ -59,10 +59,12 @@ class _Cloner:
                 )
                 schemas = ((source[0], source[1]), (target[0], target[1]))
                 tables.policies.copy_attachments((*schemas[0], name), (*schemas[1], name), schemas)
+                tables.tags.copy_object((*schemas[0], name), (*schemas[1], name), schemas)
                 self.own("VIEW", target, name)
         for sequence in tables.sequences.list(*source):
             copy = dataclasses.replace(sequence, database=target[0], schema=target[1], created_on=None)
             tables.sequences.create(copy, replace=False, if_not_exists=False)
+        tables.tags.copy_schema((source[0], source[1]), (target[0], target[1]))
         for kind in (MASKING, ROW_ACCESS):
             for policy in tables.policies.list(kind, [(source[0], source[1])]):
                 copy = dataclasses.replace(policy, database=target[0], schema=target[1], created_on=None)
@@ -95,6 +97,7 @@ class _Cloner:
             )
             schemas = ((source[0], source[1]), (target[0], target[1]))
             self.tables.policies.copy_attachments((*schemas[0], name), (*schemas[1], name), schemas)
+            self.tables.tags.copy_object((*schemas[0], name), (*schemas[1], name), schemas)
             self.own("TABLE", target, name)
             cloned += 1
         if missed is not None and not cloned:

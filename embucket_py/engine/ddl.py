@@ -146,6 +146,7 @@ def _create_table(
         made = tables.clone(ref, source, snapshot_id, replace=d.replace, if_not_exists=d.if_exists)
         if made:
             tables.policies.copy_attachments(tuple(d.clone_of), tuple(d.parts))  # type: ignore[arg-type]
+            tables.tags.copy_object(tuple(d.clone_of), tuple(d.parts))  # type: ignore[arg-type]
         return made
     if d.like is not None:
         return _create_like(tables, ref, d)
@@ -247,6 +248,7 @@ def drop(tables: Tables, d: ObjectDef) -> QueryResult:
     elif d.kind == "VIEW":
         dropped = tables.views.drop(*d.parts, if_exists=d.if_exists)
         tables.policies.detach_all((d.parts[0], d.parts[1], d.parts[2]))  # they went with the view
+        tables.tags.drop_object((d.parts[0], d.parts[1], d.parts[2]))
     else:
         dropped = tables.drop(TableName(*d.parts), if_exists=d.if_exists)
     shown = naming.quote(d.parts[-1])

@@ -16,6 +16,7 @@ from embucket_py.catalog.policies import MASKING, ROW_ACCESS, Attachment, Policy
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.sequences import Sequence
 from embucket_py.catalog.tables import Column, TableName, Tables
+from embucket_py.catalog.tags import Tag, TagValue
 from embucket_py.catalog.views import View
 from embucket_py.engine import access
 from embucket_py.engine.routines import signature_type
@@ -136,8 +137,16 @@ def table_ddl(tables: Tables, ref: TableName, qualified: bool = False) -> str:
     prefix = "create or replace " + ("" if kind == "TABLE" else f"{kind.lower()} ")
     policies = tables.policies.attached_to((ref.database, ref.schema, ref.name))
     masks = {a.column: a for a in policies if a.kind == MASKING}
+    tagged = [
+        v
+        for v in tables.tags.lineage((ref.database, ref.schema, ref.name))
+        if v.domain in ("TABLE", "COLUMN")
+    ]
     lines = ",\n".join(
-        column_line(c) + _masking_clause(masks.get(c.name), qualified) for c in Tables.columns(table)
+        column_line(c)
+        + _masking_clause(masks.get(c.name), qualified)
+        + _tag_clause([v for v in tagged if v.column == c.name])
+        for c in Tables.columns(table)
     )
     name = _name([ref.database, ref.schema, ref.name], qualified)
     key = clustering_key(table)
@@ -149,6 +158,7 @@ def table_ddl(tables: Tables, ref: TableName, qualified: bool = False) -> str:
         if a.kind == ROW_ACCESS:
             columns = ", ".join(map(naming.quote, a.columns))
             text += f" with row access policy {_name(list(a.policy), qualified)} on ({columns})"
+    text += _tag_clause([v for v in tagged if v.domain == "TABLE"])
     comment = Tables.comment(table)
     return text + f"COMMENT={_string(comment)}\n;" if comment else text + ";"
 
@@ -169,6 +179,23 @@ def _masking_clause(mask: Attachment | None, qualified: bool) -> str:
     return clause + (
         f" using ({', '.join(map(naming.quote, mask.columns))})" if len(mask.columns) > 1 else ""
     )
+
+
+def _tag_clause(values: list[TagValue]) -> str:
+    """`with tag (db.schema.tag='value', ...)`: tags named in full, wherever the DDL runs."""
+    if not values:
+        return ""
+    pairs = ", ".join(
+        f"{_name(list(v.tag), True)}={_string(v.value)}" for v in sorted(values, key=lambda v: v.tag)
+    )
+    return f" with tag ({pairs})"
+
+
+def tag_ddl(tag: Tag, qualified: bool = False) -> str:
+    text = f"create or replace tag {_name(list(tag.parts), qualified)}"
+    if tag.allowed_values is not None:
+        text += " allowed_values " + ", ".join(map(_string, tag.allowed_values))
+    return text + (f" comment={_string(tag.comment)};" if tag.comment else ";")
 
 
 def policy_ddl(policy: Policy, qualified: bool = False) -> str:
@@ -239,6 +266,7 @@ def _after_name(text: str) -> str | None:
 
 def schema_ddl(tables: Tables, database: str, schema: str, qualified: bool = False) -> str:
     statements = [f"create or replace schema {_name([database, schema], qualified)};"]
+    statements += [tag_ddl(t, qualified) for t in tables.tags.list([(database, schema)])]  # tables name them
     for kind in (MASKING, ROW_ACCESS):  # before the tables that name them
         statements += [policy_ddl(p, qualified) for p in tables.policies.list(kind, [(database, schema)])]
     statements += [

@@ -48,6 +48,7 @@ from embucket_py.engine import (
     staged_query,
     stages,
     streams,
+    tags,
     tasks,
     transactions,
     variables,
@@ -71,6 +72,7 @@ from embucket_py.sql import routines as routines_sql
 from embucket_py.sql import scripting as scripting_sql
 from embucket_py.sql import sequences as sequences_sql
 from embucket_py.sql import streams as streams_sql
+from embucket_py.sql import tags as tags_sql
 from embucket_py.sql import tasks as tasks_sql
 from embucket_py.sql import warehouses as warehouses_sql
 from embucket_py.sql.account import account_alter
@@ -316,7 +318,11 @@ class Engine:
             check(tree)
         tree = ddl_text.replace_calls(tables, tree, ctx, statement.source)
         if (policy_statement := policies_sql.policy_statement(tree, ctx)) is not None:
-            return self._policy(session, tables, policy_statement, ctx, describe_only)
+            run_policy = partial(policies.run, tables, session, policy_statement, ctx)
+            return self._governance(session, tables, policy_statement.action, run_policy, describe_only)
+        if (tag_statement := tags_sql.tag_statement(tree, ctx)) is not None:
+            run_tag = partial(tags.run, tables, session, tag_statement, ctx)
+            return self._governance(session, tables, tag_statement.action, run_tag, describe_only)
         metadata_only = is_show(tree) or isinstance(tree, exp.Describe)
         if is_stage_statement(tree) and (not describe_only or metadata_only):
             result = stage_statements.run(self.stages, tables, session, tree, ctx)
@@ -379,7 +385,11 @@ class Engine:
             declared = (
                 policies_sql.declared_in_create(tree, created.parts, ctx) if created.kind == "TABLE" else []
             )
+            declared_tags = (
+                tags_sql.declared_in_create(tree, created.parts, ctx) if created.kind == "TABLE" else []
+            )
             policies.check_declared(tables, session, declared)  # before anything is made
+            tags.check_declared(tables, session, declared_tags)
             result = commands.create(tables, session, created, ctx, statement.source, cancel)
             if created.kind == "TABLE" and not created.temporary:
                 keys.record_declared(tables, tree, ctx, result)
@@ -387,6 +397,7 @@ class Engine:
                 dynamic_tables.record(tables, session, dynamic)
             access.record(self.metastore.grants, session, tree, ctx)
             policies.attach_declared(tables, session, declared, ctx)
+            tags.set_declared(tables, session, declared_tags, ctx)
             return result
         if isinstance(tree, exp.Drop):
             result = ddl.drop(tables, drop_def(tree, ctx))
@@ -490,20 +501,21 @@ class Engine:
         assert isinstance(tree, exp.Drop)
         return routines.drop(tables, session, tree)
 
-    def _policy(
+    def _governance(
         self,
         session: Session,
         tables: Tables,
-        s: policies_sql.PolicyStatement,
-        ctx: SqlContext,
+        action: str,
+        run: Callable[[], QueryResult],
         describe_only: bool,
     ) -> QueryResult:
-        if describe_only and s.action not in ("SHOW", "DESCRIBE"):
+        """A policy or tag statement (`action` its verb, `run` runs it)."""
+        if describe_only and action not in ("SHOW", "DESCRIBE"):
             result = status("", StatementType.DDL)
         else:
-            if s.action not in ("SHOW", "DESCRIBE"):
+            if action not in ("SHOW", "DESCRIBE"):
                 transactions.commit_open(tables, session)  # DDL commits an open transaction
-            result = policies.run(tables, session, s, ctx)
+            result = run()
         if describe_only:
             result.batches = []
         return result

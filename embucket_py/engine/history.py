@@ -221,6 +221,8 @@ _SOURCES = (
     "QUERY_HISTORY_BY_USER",
     "TASK_HISTORY",
     "POLICY_REFERENCES",
+    "TAG_REFERENCES",
+    "TAG_REFERENCES_ALL_COLUMNS",
 )
 
 
@@ -270,6 +272,12 @@ def table_sources(tree: exp.Expression, database: str | None, *, copy: bool = Fa
             if not ("POLICY_NAME" in args) ^ ("REF_ENTITY_NAME" in args):
                 raise SqlCompilationError("POLICY_REFERENCES takes either POLICY_NAME or REF_ENTITY_NAME.")
             encoded = SEP.join((name, *(args[a].name if a in args else "" for a in _POLICY_REFERENCE_ARGS)))
+            conditions = []
+        elif name.startswith("TAG_REFERENCES"):
+            args = func.expressions
+            if len(args) != 2 or not all(isinstance(a, exp.Literal) and a.is_string for a in args):
+                raise SqlCompilationError(f"{name} takes an object's name and its domain.")
+            encoded = SEP.join((name, args[0].name, args[1].name))
             conditions = []
         elif name == "TASK_HISTORY":
             args = _kwargs(func, _TASK_ARGS)

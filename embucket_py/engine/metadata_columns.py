@@ -347,8 +347,6 @@ EMPTY_KINDS: dict[str, Columns] = {
         " table_format last_refresh_details owner_role_type"
     ),
     "TERSE EXTERNAL TABLES": TERSE,
-    # https://docs.snowflake.com/en/sql-reference/sql/show-tags#examples
-    "TAGS": _typed("created_on name database_name schema_name owner comment allowed_values owner_role_type"),
     # One list for every type of integration:
     # https://docs.snowflake.com/en/sql-reference/sql/show-integrations#output
     "INTEGRATIONS": _INTEGRATIONS,

@@ -13,8 +13,10 @@ https://docs.snowflake.com/en/user-guide/security-row-using
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import cache, partial
 
 import pyarrow as pa
 from sqlglot import exp
@@ -23,7 +25,8 @@ from embucket_py import naming
 from embucket_py.catalog.grants import ACCOUNT, Securable
 from embucket_py.catalog.policies import KIND_WORDS, MASKING, ROW_ACCESS, Attachment, Policy, ref_key
 from embucket_py.catalog.tables import Column, TableName, Tables
-from embucket_py.engine import access
+from embucket_py.catalog.tags import TagValue
+from embucket_py.engine import access, tags
 from embucket_py.engine.metadata_columns import DESCRIBED_POLICY, POLICIES, TEXT
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.errors import InvalidIdentifier, ObjectNotFound, SqlCompilationError, object_not_found
@@ -66,6 +69,8 @@ def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
         owner = tables.metastore.grants.owner(on_schema)
         made = Policy(database, schema, name, s.kind, s.signature, s.returns, s.body, s.comment, owner)
         rewrites.check_body(made.body)
+        if s.replace and not s.if_exists:
+            _refuse_on_tags(tables, s.parts)
         if not policies.create(made, replace=s.replace, if_not_exists=s.if_exists):
             return status(f"{naming.quote(name)} already exists, statement succeeded.")
         return status(f"{word} {naming.quote(name)} successfully created.")
@@ -79,17 +84,27 @@ def _on_policy(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResu
             )
         raise object_not_found(word, ".".join(map(naming.quote, s.parts)))
     if s.action == "DROP":
+        _refuse_on_tags(tables, s.parts)
         policies.drop(s.parts)
         return status(f"{naming.quote(name)} successfully dropped.")
     rename = s.changes.get("rename")
     if isinstance(rename, tuple):
         _require_create(tables, roles, s.kind, Securable("SCHEMA", rename[0], rename[1]))
         policies.rename(s.parts, rename, s.kind)
+        tables.tags.rename_policy(s.parts, rename)
         return status(OK)
     if "body" in s.changes:
         rewrites.check_body(str(s.changes["body"]))
     policies.alter(s.parts, **s.changes)
     return status(OK)
+
+
+def _refuse_on_tags(tables: Tables, parts: tuple[str, str, str]) -> None:
+    if tables.tags.tags_of_policy(parts):
+        raise SqlCompilationError(
+            f"Policy {naming.quote(parts[2])} cannot be dropped/replaced as it is associated with"
+            " one or more tags."
+        )
 
 
 def _require_create(tables: Tables, roles: set[str], kind: str, on_schema: Securable) -> None:
@@ -139,7 +154,7 @@ def _on_object(tables: Tables, roles: set[str], s: PolicyStatement, ctx: SqlCont
     if table is not None:
         columns = {c.name: c for c in Tables.columns(table)}
     else:
-        columns = _view_columns(tables, s.target, ctx)
+        columns = view_columns(tables, s.target, ctx)
     policies = tables.policies
     if s.action == "UNSET_MASKING":
         _column(columns, s.column)
@@ -197,8 +212,9 @@ def attach_declared(
         raise
 
 
-def _view_columns(tables: Tables, parts: tuple[str, str, str], ctx: SqlContext) -> dict[str, Column]:
-    """A view's columns, from a plan of it (engine/query.py applies this module's rewrites)."""
+def view_columns(tables: Tables, parts: tuple[str, str, str], ctx: SqlContext) -> dict[str, Column]:
+    """A view's columns, from a plan of it (engine/query.py applies this module's rewrites, and
+    engine/tags.py checks columns with this)."""
     from embucket_py.engine.query import describe_query
 
     source = exp.Table(
@@ -222,12 +238,22 @@ def _column(columns: dict[str, Column], name: str) -> Column:
 Found = dict[tuple[str, ...], list[Attachment]]
 
 
+def attached(tables: Tables, refs: list[list[str]]) -> Found:
+    """The policies on each of the tables (by ref_key): their own, and the masking policies their
+    tags bring to columns without one of their own."""
+    found = tables.policies.attached(refs)
+    for key, by_tags in tags.masking_attachments(tables, refs).items():
+        own = {a.column for a in found.get(key, []) if a.kind == MASKING}
+        found.setdefault(key, []).extend(a for a in by_tags if a.column not in own)
+    return found
+
+
 def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | None = None) -> None:
     """Replaces (in place) each reference to a table with policies by the subquery that applies
     them (see the module's doc). `found`: the attachments already looked up, if any."""
     references = [(t, qualify(table_parts(t), ctx, "query")) for t in stored_references(tree)]
     if found is None:
-        found = tables.policies.attached([p for _, p in references])
+        found = attached(tables, [p for _, p in references])
     if not found:
         return
     bodies: Bodies = {}
@@ -241,7 +267,8 @@ def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | 
         _policies(tables, on, bodies)
         row_access = next((_applied(a, bodies) for a in on if a.kind == ROW_ACCESS), None)
         columns = [(c.name, c.type.sql) for c in Tables.columns(stored)]
-        rewrites.wrap_table(table, parts, columns, _masks(on, bodies), row_access)
+        lineage = cache(partial(tables.tags.lineage, tuple(parts)))
+        rewrites.wrap_table(table, parts, columns, _masks(on, bodies, lineage), row_access)
 
 
 Bodies = dict[tuple[str, str, str], Policy]
@@ -262,14 +289,21 @@ def _policies(tables: Tables, on: list[Attachment], known: Bodies) -> Bodies:
     return known
 
 
-def _applied(a: Attachment, bodies: Bodies) -> Applied:
+def _applied(a: Attachment, bodies: Bodies, lineage: Callable[[], list[TagValue]] | None = None) -> Applied:
+    """A policy as applied to its columns; with the table's tag `lineage`, its body's
+    SYSTEM$GET_TAG_ON_CURRENT_COLUMN / _TABLE calls become the masked column's tag values."""
     policy = bodies[a.policy]
     arguments = tuple(argument for argument, _ in policy.signature)
-    return Applied(policy.body, arguments, (policy.database, policy.schema), a.columns)
+    body = policy.body
+    if lineage is not None and tags.asks_current_tags(body):
+        body = tags.with_current_tags(body, lineage(), a.column, (policy.database, policy.schema))
+    return Applied(body, arguments, (policy.database, policy.schema), a.columns)
 
 
-def _masks(on: list[Attachment], bodies: Bodies) -> dict[str, Applied]:
-    return {a.column: _applied(a, bodies) for a in on if a.kind == MASKING}
+def _masks(
+    on: list[Attachment], bodies: Bodies, lineage: Callable[[], list[TagValue]] | None = None
+) -> dict[str, Applied]:
+    return {a.column: _applied(a, bodies, lineage) for a in on if a.kind == MASKING}
 
 
 def wrap_view(tables: Tables, subquery: exp.Subquery, parts: list[str]) -> None:
@@ -313,7 +347,7 @@ def references_table(tables: Tables, policy: str, entity: str, domain: str, ctx:
         if domain and domain.upper() not in ("TABLE", "VIEW"):
             raise SqlCompilationError(f"Invalid REF_ENTITY_DOMAIN '{domain}'.")
         target = object_parts(entity, ctx)
-        found = tables.policies.attached_to(target)
+        found = attached(tables, [list(target)]).get(ref_key(target), [])
     rows = []
     for a in found:
         domain = "VIEW" if tables.views.get(*a.ref) is not None else "TABLE"
@@ -327,4 +361,4 @@ def _reference_row(a: Attachment, domain: str) -> tuple[object, ...]:
     # REF_ARG_COLUMN_NAMES: a conditional masking policy's other columns, a row access policy's columns.
     arguments = a.columns[1:] if a.kind == MASKING else a.columns
     listed = json.dumps(list(arguments)) if arguments else None
-    return (*a.policy, a.kind, *a.ref, domain, a.column or None, listed, None, None, None, "ACTIVE")
+    return (*a.policy, a.kind, *a.ref, domain, a.column or None, listed, *(a.tag or (None,) * 3), "ACTIVE")

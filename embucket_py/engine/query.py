@@ -12,7 +12,16 @@ from sqlglot import exp
 
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
-from embucket_py.engine import lambdas, policies, python_functions, scan, sequences, streams, user_functions
+from embucket_py.engine import (
+    lambdas,
+    policies,
+    python_functions,
+    scan,
+    sequences,
+    streams,
+    tags,
+    user_functions,
+)
 from embucket_py.engine.clustering import has_system_functions, system_functions
 from embucket_py.engine.context import (
     CONTEXTS,
@@ -101,10 +110,11 @@ def translate(
     has_streams = tables.streams.any_of([parts for _, parts in references if found[tuple(parts)] is None])
     # Policies of the tables named here (those read through views and streams: once those are in).
     named = [parts for _, parts in references]
-    on_tables = None if has_views or has_streams else tables.policies.attached(named)
+    on_tables = None if has_views or has_streams else policies.attached(tables, named)
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
     changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree) or bool(on_tables)
-    if changed or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):
+    asks_tags = tags.has_calls(tree)
+    if changed or asks_tags or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
@@ -113,6 +123,7 @@ def translate(
         policies.apply(tables, tree, ctx, on_tables)
         sequences.expand(tables, tree, ctx)
         tree = system_functions(tables, tree, ctx)
+        tree = tags.replace_calls(tables, tree, ctx) if asks_tags else tree
         tree = streams.replace_has_data(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))

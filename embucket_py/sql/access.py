@@ -32,9 +32,10 @@ _TWO_WORDS = {
         "TASK",
         "MASKING",
         "ROW",
+        "TAG",
     },
     "MANAGE": {"GRANTS"},
-    "APPLY": {"MASKING", "ROW"},
+    "APPLY": {"MASKING", "ROW", "TAG"},
 }
 # The words that end a privilege of three or more (CREATE FILE FORMAT, APPLY ROW ACCESS POLICY).
 _LAST_WORDS = {"FILE": ("FORMAT",), "MASKING": ("POLICY",), "ROW": ("ACCESS", "POLICY")}

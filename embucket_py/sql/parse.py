@@ -23,6 +23,8 @@ from embucket_py.sql.routines import (
 )
 from embucket_py.sql.scripting import Parser
 from embucket_py.sql.stages import put_placeholder, quote_local_paths
+from embucket_py.sql.tags import HEAD as TAG_HEAD
+from embucket_py.sql.tags import is_tag_statement
 from embucket_py.sql.tasks import starts_task_block, task_block_end
 
 # Parsed texts remembered (each caller gets its own copy of the trees); longer texts (bulk
@@ -58,6 +60,8 @@ def parse(text: str) -> list[exp.Expression]:
 def _parse(text: str) -> list[exp.Expression]:
     if is_policy_statement(text):  # read from its text (sqlglot reads few of them), see policies.py
         return [exp.Command(this=POLICY_HEAD, expression=exp.Literal.string(text.strip()))]
+    if is_tag_statement(text):  # likewise, see tags.py
+        return [exp.Command(this=TAG_HEAD, expression=exp.Literal.string(text.strip()))]
     if _SCRIPTING.search(text) and (pieces := _scripting_pieces(text)) is not None:
         statements = []
         for kind, piece in pieces:

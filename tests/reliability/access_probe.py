@@ -64,6 +64,11 @@ REFUSED_SQL = [
     "SELECT GET_DDL('TABLE', '{s}')",
     "SELECT SYSTEM$CLUSTERING_INFORMATION('{s}')",
     "SELECT * FROM TABLE(RESULT_SCAN('{qid}'))",
+    "CREATE TAG {d}.public.sneaky_tag",
+    "ALTER TAG {d}.public.probe_tag SET COMMENT = 'x'",
+    "ALTER TABLE {o} SET TAG {d}.public.probe_tag = 'x'",
+    "SELECT SYSTEM$GET_TAG('{d}.public.probe_tag', '{s}', 'table')",
+    "SELECT * FROM TABLE({d}.information_schema.tag_references('{s}', 'table'))",
     "CREATE EXTERNAL VOLUME sneaky_vol STORAGE_LOCATIONS = ((NAME = 'x' STORAGE_PROVIDER = 'S3' "
     "STORAGE_BASE_URL = 's3://x/'))",
 ]
@@ -89,6 +94,8 @@ def probe(server: Server) -> dict[str, Any]:
         for table in (names["s"], names["o"]):
             cur.execute(f"CREATE TABLE {table} (id INT, label VARCHAR)")
             cur.execute(f"INSERT INTO {table} VALUES (1, 'one'), (2, 'two')")
+        cur.execute(f"CREATE TAG {d}.public.probe_tag")
+        cur.execute(f"ALTER TABLE {names['s']} SET TAG {d}.public.probe_tag = 'secret'")
         cur.execute(f"CREATE ROLE {role}")
         cur.execute(f"CREATE USER {me} PASSWORD = 'pw' DEFAULT_ROLE = {role}")
         cur.execute(f"GRANT ROLE {role} TO USER {me}")

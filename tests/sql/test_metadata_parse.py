@@ -105,7 +105,7 @@ def test_show_of_kinds_with_no_objects_reads_like_show_tables_or_databases() -> 
     assert show("SHOW STORAGE INTEGRATIONS LIKE 's%'") == ShowDef("STORAGE INTEGRATIONS", like="s%")
     assert show("SHOW LOCKS IN ACCOUNT") == ShowDef("LOCKS")
     assert show("SHOW USER PROCEDURES IN SCHEMA") == show("SHOW PROCEDURES IN SCHEMA")
-    for sql in ("SHOW INTEGRATIONS IN DATABASE d", "SHOW TAGS IN TABLE t", "SHOW PIPESX"):
+    for sql in ("SHOW INTEGRATIONS IN DATABASE d", "SHOW PIPES IN TABLE t", "SHOW PIPESX"):
         with pytest.raises(Unsupported):
             show(sql)
 
