@@ -25,7 +25,7 @@ from embucket_py.catalog.metastore import Metastore, databases_table
 from embucket_py.catalog.policies import attachments_of, attachments_table, policies_table
 from embucket_py.catalog.routines import routines_table
 from embucket_py.catalog.sequences import sequences_table
-from embucket_py.catalog.tags import tag_values_table, tags_table, values_on
+from embucket_py.catalog.tags import tag_row, tag_values_table, tags_table, values_of_tag, values_on
 from embucket_py.catalog.views import views_table
 from embucket_py.errors import ObjectNotFound, already_exists
 
@@ -213,6 +213,29 @@ class Dropped:
         if self.metastore.catalog(database).table_exists((naming.stored(schema), naming.stored(name))):
             raise already_exists("Table", name)
         self._register(database, schema, name, row.metadata_location)
+        self._bring_back(row.drop_id)
+        self._forget(None, row.id)
+
+    def remember_tag(self, database: str, schema: str, name: str) -> None:
+        """Sets a dropped tag aside with its values, for UNDROP TAG."""
+        drop_id = uuid.uuid4().hex
+        self._insert(
+            [_row("TAG", database, schema, name, None, DEFAULT_RETENTION_DAYS, top=True, drop_id=drop_id)]
+        )
+        with self.metastore.engine.begin() as conn:
+            _keep(conn, drop_id, tags_table, tag_row((database, schema, name)), keep=True)
+            _keep(conn, drop_id, tag_values_table, values_of_tag((database, schema, name)), keep=True)
+        self.purge()
+
+    def undrop_tag(self, database: str, schema: str, name: str) -> None:
+        """Raises: ObjectAlreadyExists (a tag of that name exists) / ObjectNotFound."""
+        row = self._latest("TAG", database, schema, name)
+        if row is None:
+            raise ObjectNotFound(f"Tag {naming.quote(name)} did not exist or was purged.")
+        self.metastore.require_schema(database, schema)
+        with self.metastore.engine.connect() as conn:
+            if conn.execute(sa.select(tags_table.c.name).where(tag_row((database, schema, name)))).first():
+                raise already_exists("Tag", name)
         self._bring_back(row.drop_id)
         self._forget(None, row.id)
 

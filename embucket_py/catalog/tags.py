@@ -103,6 +103,18 @@ def _tag_match(table: sa.Table, parts: Sequence[str]) -> sa.ColumnElement[bool]:
     return sa.and_(c.tag_database == database, c.tag_schema == schema, c.tag_name == name)
 
 
+def tag_row(parts: Sequence[str]) -> sa.ColumnElement[bool]:
+    """One tag's row of tags_table."""
+    c = tags_table.c
+    database, schema, name = _stored(parts)
+    return sa.and_(c.database == database, c.schema == schema, c.name == name)
+
+
+def values_of_tag(parts: Sequence[str]) -> sa.ColumnElement[bool]:
+    """One tag's values, wherever they are set."""
+    return _tag_match(tag_values_table, parts)
+
+
 def values_on(ref: Sequence[str]) -> sa.ColumnElement[bool]:
     """The tag values set on one table or view and its columns."""
     c = tag_values_table.c
@@ -121,14 +133,9 @@ class Tags:
 
     # --- tags --------------------------------------------------------------------------------------
 
-    def _match(self, parts: Sequence[str]) -> sa.ColumnElement[bool]:
-        c = tags_table.c
-        database, schema, name = _stored(parts)
-        return sa.and_(c.database == database, c.schema == schema, c.name == name)
-
     def get(self, parts: Sequence[str]) -> Tag | None:
         with self.metastore.engine.connect() as conn:
-            row = conn.execute(sa.select(tags_table).where(self._match(parts))).first()
+            row = conn.execute(sa.select(tags_table).where(tag_row(parts))).first()
         return None if row is None else _tag(row)
 
     def list(self, schemas: list[tuple[str, str]]) -> list[Tag]:
@@ -148,13 +155,13 @@ class Tags:
         self.metastore.require_schema(tag.database, tag.schema)
         database, schema, name = _stored(tag.parts)
         with self.metastore.engine.begin() as conn:
-            if conn.execute(sa.select(tags_table.c.name).where(self._match(tag.parts))).first() is not None:
+            if conn.execute(sa.select(tags_table.c.name).where(tag_row(tag.parts))).first() is not None:
                 if if_not_exists:
                     return False
                 if not replace:
                     raise already_exists("Tag", tag.name)
                 self._refuse_policies(conn, tag.parts, "replaced")
-                conn.execute(tags_table.delete().where(self._match(tag.parts)))
+                conn.execute(tags_table.delete().where(tag_row(tag.parts)))
             conn.execute(
                 tags_table.insert().values(
                     database=database,
@@ -172,12 +179,12 @@ class Tags:
 
     def set_comment(self, parts: Parts, comment: str | None) -> None:
         with self.metastore.engine.begin() as conn:
-            conn.execute(tags_table.update().where(self._match(parts)).values(comment=comment))
+            conn.execute(tags_table.update().where(tag_row(parts)).values(comment=comment))
 
     def set_allowed(self, parts: Parts, allowed: tuple[str, ...] | None) -> None:
         stored = None if allowed is None else json.dumps(list(allowed))
         with self.metastore.engine.begin() as conn:
-            conn.execute(tags_table.update().where(self._match(parts)).values(allowed_values=stored))
+            conn.execute(tags_table.update().where(tag_row(parts)).values(allowed_values=stored))
 
     def rename(self, parts: Parts, to: Parts) -> bool:
         """Moves a tag to a new name; its values and policies follow. False when there is none."""
@@ -193,16 +200,11 @@ class Tags:
                     )
         return moved
 
-    def drop(self, parts: Parts) -> bool:
-        """Drops a tag and its values everywhere.
-
-        Raises:
-            SqlCompilationError: the tag has a masking policy (unset it first, as on Snowflake).
-        """
-        with self.metastore.engine.begin() as conn:
+    def check_droppable(self, parts: Parts) -> None:
+        """Raises SqlCompilationError while the tag has a masking policy (unset it first, as on
+        Snowflake). The drop itself sets the tag and its values aside (catalog/dropped.py)."""
+        with self.metastore.engine.connect() as conn:
             self._refuse_policies(conn, parts, "dropped")
-            conn.execute(tag_values_table.delete().where(_tag_match(tag_values_table, parts)))
-            return bool(conn.execute(tags_table.delete().where(self._match(parts))).rowcount)
 
     def _refuse_policies(self, conn: sa.Connection, parts: Sequence[str], done: str) -> None:
         found = conn.execute(

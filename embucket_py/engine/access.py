@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from embucket_py import naming
 from embucket_py.catalog.grants import ACCOUNT, ACCOUNTADMIN, Grants, Securable
+from embucket_py.catalog.metastore import Metastore
 from embucket_py.catalog.tables import TableName
 from embucket_py.engine import history, transactions
 from embucket_py.errors import AccessDenied, SqlCompilationError, object_not_found
@@ -97,6 +98,15 @@ def visible(grants: Grants, roles: set[str], on: Securable) -> bool:
     ):
         return False
     return bool(grants.privileges(roles, on))
+
+
+def visible_schemas(metastore: Metastore, roles: set[str], scope: list[str]) -> list[tuple[str, str]]:
+    """The (database, schema) pairs of a SHOW ... IN scope that the roles see."""
+    return [
+        (database, schema)
+        for database, schema in metastore.schemas_in_scope(scope)
+        if visible(metastore.grants, roles, Securable("SCHEMA", database, schema))
+    ]
 
 
 def sees(tables: object, on: Securable) -> bool:
@@ -227,6 +237,9 @@ def _drop_needs(
     kind = str(tree.args.get("kind") or "").upper()
     if dropped is None:
         return []
+    if kind == "TAG" and isinstance(tree, exp.Undrop):  # (DROP TAG is checked by engine/tags.py)
+        database, schema, _ = names.qualify(names.table_parts(dropped), ctx, "undrop")
+        return [Need("CREATE TAG", Securable("SCHEMA", database, schema))]
     if kind == "DATABASE":
         on = _database_of(dropped)
     elif kind == "SCHEMA":

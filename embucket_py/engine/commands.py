@@ -195,11 +195,11 @@ def _use_created(metastore: Metastore, session: Session, d: ObjectDef) -> None:
 
 
 def undrop(tables: Tables, tree: exp.Undrop, ctx: SqlContext) -> QueryResult:
-    """UNDROP TABLE | SCHEMA | DATABASE: restores the latest dropped version of that name.
+    """UNDROP TABLE | SCHEMA | DATABASE | TAG: restores the latest dropped version of that name.
     https://docs.snowflake.com/en/sql-reference/sql/undrop"""
     kind = str(tree.args.get("kind") or "").upper()
     target = tree.this
-    if kind not in ("TABLE", "SCHEMA", "DATABASE") or not isinstance(target, exp.Table):
+    if kind not in ("TABLE", "SCHEMA", "DATABASE", "TAG") or not isinstance(target, exp.Table):
         raise Unsupported(f"UNDROP {kind} is not supported.")
     keeper = dropped_of(tables.metastore)
     if kind == "DATABASE":
@@ -214,5 +214,5 @@ def undrop(tables: Tables, tree: exp.Undrop, ctx: SqlContext) -> QueryResult:
         keeper.undrop_schema(database, name)
     else:
         database, schema, name = qualify(table_parts(target), ctx, "undrop")
-        keeper.undrop_table(database, schema, name)
+        (keeper.undrop_tag if kind == "TAG" else keeper.undrop_table)(database, schema, name)
     return status(f"{kind.capitalize()} {naming.quote(name)} successfully restored.")

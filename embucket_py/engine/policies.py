@@ -123,14 +123,8 @@ def _visible_policy(tables: Tables, roles: set[str], parts: tuple[str, str, str]
 
 
 def _show(tables: Tables, roles: set[str], s: PolicyStatement) -> QueryResult:
-    grants = tables.metastore.grants
-    schemas = [
-        (d, sc)
-        for d, sc in tables.metastore.schemas_in_scope(s.scope)
-        if access.visible(grants, roles, Securable("SCHEMA", d, sc))
-    ]
     rows = []
-    for p in tables.policies.list(s.kind, schemas):
+    for p in tables.policies.list(s.kind, access.visible_schemas(tables.metastore, roles, s.scope)):
         if s.like is not None and not like_matches(s.like, p.name):
             continue
         created = p.created_on or datetime.now(UTC)

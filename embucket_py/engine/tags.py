@@ -6,6 +6,7 @@ https://docs.snowflake.com/en/user-guide/object-tagging/introduction
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 
@@ -13,6 +14,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py import naming
+from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.grants import ACCOUNT, Securable
 from embucket_py.catalog.policies import MASKING, Attachment, Policy
 from embucket_py.catalog.tables import Column, TableName, Tables
@@ -83,7 +85,8 @@ def _on_tag(tables: Tables, roles: set[str], s: TagStatement) -> QueryResult:
             )
         raise object_not_found("Tag", _shown(s.parts))
     if s.action == "DROP":
-        tags.drop(s.parts)
+        tags.check_droppable(s.parts)
+        dropped_of(tables.metastore).remember_tag(*s.parts)
         return status(f"{naming.quote(name)} successfully dropped.")
     changes = s.changes
     if isinstance(rename := changes.get("rename"), tuple):
@@ -100,8 +103,8 @@ def _on_tag(tables: Tables, roles: set[str], s: TagStatement) -> QueryResult:
         allowed += tuple(v for v in added if v not in allowed)
         _check_allowed(allowed)
         tags.set_allowed(s.parts, allowed)
-    elif isinstance(dropped := changes.get("drop_values"), tuple):
-        tags.set_allowed(s.parts, tuple(v for v in existing.allowed_values or () if v not in dropped))
+    elif isinstance(dropped := changes.get("drop_values"), tuple) and existing.allowed_values is not None:
+        tags.set_allowed(s.parts, tuple(v for v in existing.allowed_values if v not in dropped))
     elif isinstance(named := changes.get("set_policies"), tuple):
         _set_policies(tables, roles, existing, named, force=bool(changes.get("force")))
     elif isinstance(named := changes.get("unset_policies"), tuple):
@@ -159,20 +162,14 @@ def _argument_kind(policy: Policy) -> str:
 
 
 def _show(tables: Tables, roles: set[str], s: TagStatement) -> QueryResult:
-    grants = tables.metastore.grants
-    schemas = [
-        (d, sc)
-        for d, sc in tables.metastore.schemas_in_scope(s.scope)
-        if access.visible(grants, roles, Securable("SCHEMA", d, sc))
-    ]
     rows = []
-    for t in tables.tags.list(schemas):
+    for t in tables.tags.list(access.visible_schemas(tables.metastore, roles, s.scope)):
         if s.like is not None and not like_matches(s.like, t.name):
             continue
         created = t.created_on or datetime.now(UTC)
         created = created if created.tzinfo else created.replace(tzinfo=UTC)
         allowed = (
-            None if t.allowed_values is None else "[" + ",".join(f'"{v}"' for v in t.allowed_values) + "]"
+            None if t.allowed_values is None else json.dumps(list(t.allowed_values), separators=(",", ":"))
         )
         rows.append((created, t.name, t.database, t.schema, t.owner, t.comment or "", allowed, "ROLE"))
     return constant(SHOWN, rows, StatementType.SHOW)
@@ -185,9 +182,7 @@ def _on_object(tables: Tables, roles: set[str], s: TagStatement, ctx: SqlContext
         found = tables.metastore.database_exists(s.target[0])
         securable = Securable("DATABASE", s.target[0])
     elif kind == "SCHEMA":
-        found = tables.metastore.database_exists(s.target[0]) and (s.target[0], s.target[1]) in set(
-            tables.metastore.schemas_in_scope([s.target[0]])
-        )
+        found = tables.metastore.schema_exists(s.target[0], s.target[1])
         securable = Securable("SCHEMA", s.target[0], s.target[1])
     else:
         is_table = tables.find(TableName(*s.target)) is not None

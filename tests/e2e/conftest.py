@@ -128,3 +128,15 @@ def cur(
 ) -> Iterator[snowflake.connector.cursor.SnowflakeCursor]:
     with conn.cursor() as cursor:
         yield cursor
+
+
+def reading_role(server: Server, database: str, prefix: str) -> str:
+    """A role of the test's own that reads the test database's PUBLIC schema, held by the admin."""
+    role = f"{prefix}_{uuid.uuid4().hex[:6].upper()}"
+    with server.connect() as admin:
+        cur = admin.cursor()
+        cur.execute(f"CREATE ROLE {role}")
+        cur.execute(f"GRANT USAGE ON DATABASE {database} TO ROLE {role}")
+        cur.execute(f"GRANT USAGE ON SCHEMA {database}.public TO ROLE {role}")
+        cur.execute(f"GRANT ROLE {role} TO USER embucket")
+    return role

@@ -5,13 +5,12 @@ https://docs.snowflake.com/en/user-guide/security-row-using"""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 import snowflake.connector
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, reading_role
 
 EMAIL_MASK = """CREATE OR REPLACE MASKING POLICY email_mask AS (val string) RETURNS string ->
   CASE WHEN CURRENT_ROLE() IN ('{role}') THEN val ELSE '*********' END"""
@@ -33,15 +32,7 @@ def _user_info(cur: Any) -> None:
 
 @pytest.fixture
 def analyst(server: Server, database: str) -> str:
-    """A role of the test's own that reads the test database's PUBLIC schema, held by the admin."""
-    role = f"ANALYST_{uuid.uuid4().hex[:6].upper()}"
-    with server.connect() as admin:
-        cur = admin.cursor()
-        cur.execute(f"CREATE ROLE {role}")
-        cur.execute(f"GRANT USAGE ON DATABASE {database} TO ROLE {role}")
-        cur.execute(f"GRANT USAGE ON SCHEMA {database}.public TO ROLE {role}")
-        cur.execute(f"GRANT ROLE {role} TO USER embucket")
-    return role
+    return reading_role(server, database, "ANALYST")
 
 
 def test_masking_follows_the_querying_role(cur: Any, database: str, analyst: str) -> None:

@@ -6,13 +6,12 @@ https://docs.snowflake.com/en/user-guide/tag-based-masking-policies"""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 import snowflake.connector
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, reading_role
 
 
 def _error(cur: Any, sql: str) -> snowflake.connector.errors.ProgrammingError:
@@ -73,6 +72,17 @@ def test_tag_statements(cur: Any, database: str) -> None:
         "Drop statement executed successfully (COST_CENTRE already dropped).",
     )
     assert _error(cur, "DROP TAG cost_centre").errno == 2003
+    # UNDROP TAG brings the latest dropped tag of the name back, with its values.
+    cur.execute("CREATE TABLE t (a INT)")
+    cur.execute("ALTER TABLE t SET TAG pii = 'yes'")
+    cur.execute("DROP TAG pii")
+    assert _error(cur, "SELECT SYSTEM$GET_TAG('pii', 't', 'table')").errno == 2003
+    assert cur.execute("UNDROP TAG pii").fetchone() == ("Tag PII successfully restored.",)
+    assert cur.execute("SELECT SYSTEM$GET_TAG('pii', 't', 'table')").fetchone() == ("yes",)
+    cur.execute("DROP TAG pii")
+    cur.execute("CREATE TAG pii")  # a tag of the name is there: the dropped one cannot come back
+    assert _error(cur, "UNDROP TAG pii").errno == 2002
+    assert _error(cur, "UNDROP TAG cost_centre_nope").errno == 2003
     assert _error(cur, "CREATE TAG bad ALLOWED_VALUES").errno == 1003
 
 
@@ -192,15 +202,7 @@ ACCOUNTING_MASK = """CREATE MASKING POLICY accounting_mask AS (val string) RETUR
 
 @pytest.fixture
 def accounting(server: Server, database: str) -> str:
-    """A role of the test's own that reads the test database's PUBLIC schema, held by the admin."""
-    role = f"ACCOUNTING_{uuid.uuid4().hex[:6].upper()}"
-    with server.connect() as admin:
-        cur = admin.cursor()
-        cur.execute(f"CREATE ROLE {role}")
-        cur.execute(f"GRANT USAGE ON DATABASE {database} TO ROLE {role}")
-        cur.execute(f"GRANT USAGE ON SCHEMA {database}.public TO ROLE {role}")
-        cur.execute(f"GRANT ROLE {role} TO USER embucket")
-    return role
+    return reading_role(server, database, "ACCOUNTING")
 
 
 def test_tag_based_masking(cur: Any, database: str, accounting: str) -> None:
