@@ -145,8 +145,8 @@ class Tags:
             return [_tag(r) for r in rows if (r.database, r.schema) in wanted]
 
     def create(self, tag: Tag, *, replace: bool, if_not_exists: bool) -> bool:
-        """Returns False when it existed and IF NOT EXISTS was given. OR REPLACE keeps where the
-        tag is set (Snowflake's new tag takes the old one's assignments) but not its policies.
+        """Returns False when it existed and IF NOT EXISTS was given. OR REPLACE keeps the values
+        the tag has on objects; a tag with a masking policy is not replaced.
 
         Raises:
             ObjectAlreadyExists: it exists and neither OR REPLACE nor IF NOT EXISTS was given.
@@ -224,14 +224,10 @@ class Tags:
         Raises:
             SqlCompilationError: the object would have more than MAX_TAGS tags.
         """
-        c = tag_values_table.c
         row = _value_row(v)
-        key = sa.and_(*(c[k] == row[k] for k in row if k != "value"))
-        on_object = sa.and_(
-            *(c[k] == row[k] for k in ("domain", "ref_database", "ref_schema", "ref_name", "ref_column"))
-        )
+        on_object = _value_key(row, ("domain", "ref_database", "ref_schema", "ref_name", "ref_column"))
         with self.metastore.engine.begin() as conn:
-            conn.execute(tag_values_table.delete().where(key))
+            conn.execute(tag_values_table.delete().where(_value_key(row)))
             count = conn.execute(
                 sa.select(sa.func.count()).select_from(tag_values_table).where(on_object)
             ).scalar()
@@ -240,19 +236,15 @@ class Tags:
             conn.execute(tag_values_table.insert().values(**row))
 
     def unset_value(self, tag: Parts, domain: str, ref: Parts, column: str = "") -> None:
-        row = _value_row(TagValue(tag, domain, ref, column, ""))
-        c = tag_values_table.c
+        key = _value_key(_value_row(TagValue(tag, domain, ref, column, "")))
         with self.metastore.engine.begin() as conn:
-            conn.execute(tag_values_table.delete().where(*(c[k] == row[k] for k in row if k != "value")))
+            conn.execute(tag_values_table.delete().where(key))
 
     def direct(self, tag: Parts, domain: str, ref: Parts, column: str = "") -> str | None:
         """The value set on the object itself (SYSTEM$GET_TAG), or None."""
-        row = _value_row(TagValue(tag, domain, ref, column, ""))
-        c = tag_values_table.c
+        key = _value_key(_value_row(TagValue(tag, domain, ref, column, "")))
         with self.metastore.engine.connect() as conn:
-            found = conn.execute(
-                sa.select(c.value).where(*(c[k] == row[k] for k in row if k != "value"))
-            ).first()
+            found = conn.execute(sa.select(tag_values_table.c.value).where(key)).first()
         return None if found is None else str(found.value)
 
     def lineage(self, ref: Parts) -> list[TagValue]:
@@ -400,6 +392,12 @@ def _value_row(v: TagValue) -> dict[str, str]:
         "ref_column": naming.stored(v.column) if v.column else "",
         "value": v.value,
     }
+
+
+def _value_key(row: dict[str, str], columns: Sequence[str] | None = None) -> sa.ColumnElement[bool]:
+    """The row of one tag's value on one object (or, with `columns`, the rows matching those)."""
+    c = tag_values_table.c
+    return sa.and_(*(c[k] == row[k] for k in columns or [k for k in row if k != "value"]))
 
 
 def _tag(row: sa.Row) -> Tag:
