@@ -229,8 +229,13 @@ class Metastore:
 
     def schemas_in_scope(self, parts: list[str]) -> list[tuple[str, str]]:
         """The (database, schema) pairs a SHOW ... IN looks in: one schema ([database, schema]),
-        a database's ([database]) or every one ([])."""
+        a database's ([database]) or every one ([]).
+
+        Raises:
+            ObjectNotFound: the database or schema named does not exist.
+        """
         if len(parts) == 2:
+            self.require_schema(parts[0], parts[1])
             return [(parts[0], parts[1])]
         return [(d, s) for d in parts or self.database_names() for s in self.schema_names(d)]
 
