@@ -70,6 +70,10 @@ def _on_tag(tables: Tables, roles: set[str], s: TagStatement) -> QueryResult:
     tags = tables.tags
     if s.action == "CREATE":
         _check_allowed(s.allowed_values or ())
+        if s.or_alter and tags.get(s.parts) is not None:  # the tag becomes the one written
+            tags.set_allowed(s.parts, s.allowed_values)
+            tags.set_comment(s.parts, s.comment)
+            return status(OK)
         owner = tables.metastore.grants.owner(on_schema)
         made = Tag(database, schema, name, s.allowed_values, s.comment, owner)
         if not tags.create(made, replace=s.replace, if_not_exists=s.if_exists):

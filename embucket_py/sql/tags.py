@@ -25,7 +25,7 @@ _NAME = OBJECT_NAME
 _COLUMN = r'(?:"(?:[^"]|"")*"|[\w$]+)'
 _STRING = r"'(?:[^']|'')*'"
 _STATEMENT = re.compile(
-    rf"\s*(?:(?:CREATE(?:\s+OR\s+REPLACE)?|ALTER|DROP)\s+TAG\b|SHOW\s+TAGS\b"
+    rf"\s*(?:(?:CREATE(?:\s+OR\s+(?:REPLACE|ALTER))?|ALTER|DROP)\s+TAG\b|SHOW\s+TAGS\b"
     rf"|ALTER\s+(?:DATABASE|SCHEMA|TABLE|VIEW)\s+(?:IF\s+EXISTS\s+)?{_NAME}\s+"
     rf"(?:(?:MODIFY|ALTER)\s+(?:COLUMN\s+)?{_COLUMN}\s+)?(?:UN)?SET\s+TAG\b)",
     re.IGNORECASE | re.DOTALL,
@@ -45,6 +45,7 @@ class TagStatement:
     allowed_values: tuple[str, ...] | None = None
     comment: str | None = None
     replace: bool = False
+    or_alter: bool = False  # CREATE OR ALTER: an existing tag takes the statement's properties
     if_exists: bool = False  # IF NOT EXISTS for CREATE
     # ALTER TAG: rename | comment | add_values | drop_values | unset_values | set_policies |
     # unset_policies (policy lists as tuples of parts)
@@ -94,7 +95,8 @@ def _strings(text: str) -> tuple[str, ...]:
 
 
 _CREATE = re.compile(
-    rf"CREATE(?P<replace>\s+OR\s+REPLACE)?\s+TAG\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"
+    rf"CREATE(?:\s+OR\s+(?:(?P<replace>REPLACE)|(?P<alter>ALTER)))?\s+TAG\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?"
+    rf"(?P<name>{_NAME})"
     rf"(?:\s+ALLOWED_VALUES\s+(?P<allowed>{_STRING}(?:\s*,\s*{_STRING})*))?"
     r"(?:\s+PROPAGATE\s*=\s*\w+(?:\s+ON_CONFLICT\s*=\s*(?:'(?:[^']|'')*'|\w+))?)?"
     rf"(?:\s+COMMENT\s*=\s*(?P<comment>{_STRING}))?\s*$",
@@ -103,7 +105,7 @@ _CREATE = re.compile(
 
 
 def _create(text: str, ctx: SqlContext) -> TagStatement | None:
-    if re.match(r"CREATE(?:\s+OR\s+REPLACE)?\s+TAG\b", text, re.IGNORECASE) is None:
+    if re.match(r"CREATE(?:\s+OR\s+(?:REPLACE|ALTER))?\s+TAG\b", text, re.IGNORECASE) is None:
         return None
     found = _CREATE.match(text)
     if found is None:
@@ -115,6 +117,7 @@ def _create(text: str, ctx: SqlContext) -> TagStatement | None:
         allowed_values=allowed,
         comment=_string(found["comment"]) if found["comment"] else None,
         replace=bool(found["replace"]),
+        or_alter=bool(found["alter"]),
         if_exists=bool(found["exists"]),
     )
 

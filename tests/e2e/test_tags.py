@@ -59,6 +59,13 @@ def test_tag_statements(cur: Any, database: str) -> None:
     cur.execute("ALTER TAG cost_center UNSET COMMENT")
     row = cur.execute("SHOW TAGS LIKE 'COST_CENTER'").fetchone()
     assert (row[5], row[6]) == ("", None)
+    # CREATE OR ALTER makes a tag, or makes an existing one the tag written (absent: unset).
+    cur.execute("CREATE OR ALTER TAG cost_center ALLOWED_VALUES 'a' COMMENT = 'x'")
+    assert cur.execute("SHOW TAGS LIKE 'COST_CENTER'").fetchone()[5:7] == ("x", '["a"]')
+    cur.execute("CREATE OR ALTER TAG cost_center COMMENT = 'y'")
+    assert cur.execute("SHOW TAGS LIKE 'COST_CENTER'").fetchone()[5:7] == ("y", None)
+    cur.execute("CREATE OR ALTER TAG made_here")
+    assert cur.execute("DROP TAG made_here").fetchone() == ("MADE_HERE successfully dropped.",)
     assert cur.execute("ALTER TAG cost_center RENAME TO cost_centre").fetchone() == (
         "Statement executed successfully.",
     )

@@ -24,6 +24,8 @@ def test_create_reads_allowed_values_and_comment() -> None:
     assert (s.action, s.parts, s.replace, s.allowed_values, s.comment) == (
         "CREATE", ("DB", "S2", "Cost"), True, ("a, b", "it's"), "c",
     )  # fmt: skip
+    altered = statement("CREATE OR ALTER TAG t COMMENT = 'c'")
+    assert (altered.or_alter, altered.replace, altered.comment) == (True, False, "c")
     plain = statement("create tag if not exists t")
     assert (plain.parts, plain.if_exists, plain.allowed_values, plain.comment) == (
         ("DB", "PUBLIC", "T"),
