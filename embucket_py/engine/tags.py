@@ -379,13 +379,13 @@ def references_table(tables: Tables, name: str, domain: str, all_columns: bool, 
 def masking_attachments(tables: Tables, refs: list[list[str]]) -> dict[tuple[str, ...], list[Attachment]]:
     """The masking policies the tables' tags bring to their columns (by policies.ref_key): for
     each column, the first of its tags (by name) with a one-argument policy for the column's type.
-    One lookup when no tag has a masking policy (the usual case).
+    None without tables, one lookup when no tag has a masking policy (the usual case).
 
     Raises:
         ObjectNotFound: a tag's policy is gone (its schema was dropped): the data it protects is
             never shown unprotected.
     """
-    tag_policies = tables.tags.policies()
+    tag_policies = tables.tags.policies() if refs else None
     if not tag_policies:
         return {}
     found: dict[tuple[str, ...], list[Attachment]] = {}
