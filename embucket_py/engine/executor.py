@@ -385,9 +385,7 @@ class Engine:
             declared = (
                 policies_sql.declared_in_create(tree, created.parts, ctx) if created.kind == "TABLE" else []
             )
-            declared_tags = (
-                tags_sql.declared_in_create(tree, created.parts, ctx) if created.kind == "TABLE" else []
-            )
+            declared_tags = tags_sql.declared_in_create(tree, created.kind, created.parts, ctx)
             policies.check_declared(tables, session, declared)  # before anything is made
             tags.check_declared(tables, session, declared_tags)
             result = commands.create(tables, session, created, ctx, statement.source, cancel)
@@ -419,8 +417,11 @@ class Engine:
         if (cluster := clustering_def(tree, ctx)) is not None:
             return clustering.run(tables, cluster, query_id)
         if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() == "TABLE":
+            added_tags = tags_sql.declared_in_alter(tree, ctx)
+            tags.check_declared(tables, session, added_tags)  # before the columns are added
             result = alter.alter_table(tables, alter_def(tree, ctx), ctx, cancel)
             access.record(self.metastore.grants, session, tree, ctx)
+            tags.set_declared(tables, session, added_tags, ctx, undo=False)
             return result
         if (view_alter := view_alter_def(tree, ctx)) is not None:
             result = alter.alter_view(tables, view_alter)

@@ -247,15 +247,20 @@ def check_declared(tables: Tables, session: Session, declared: list[TagStatement
                 raise SqlCompilationError(f"Tag {naming.quote(tag.name)} does not allow the value '{value}'.")
 
 
-def set_declared(tables: Tables, session: Session, declared: list[TagStatement], ctx: SqlContext) -> None:
-    """Sets CREATE TABLE's tags on the table just made; when one cannot be (a column it lacks),
-    the table goes again and the error stands."""
+def set_declared(
+    tables: Tables, session: Session, declared: list[TagStatement], ctx: SqlContext, undo: bool = True
+) -> None:
+    """Sets a CREATE statement's tags on the object just made (or ALTER TABLE's on the columns it
+    added, `undo` False); when one cannot be (a column the table lacks), a table made goes again
+    and the error stands."""
     roles = access.active_roles(tables.metastore.grants, session)
     try:
         for s in declared:
             _on_object(tables, roles, s, ctx)
     except Exception:
-        tables.drop(TableName(*declared[0].target))
+        made = TableName(*declared[0].target)
+        if undo and declared[0].target_kind in ("TABLE", "COLUMN") and tables.find(made) is not None:
+            tables.drop(made)
         raise
 
 

@@ -236,26 +236,50 @@ def _on_object(text: str, ctx: SqlContext) -> TagStatement | None:
     )
 
 
-def declared_in_create(tree: exp.Expression, table: list[str], ctx: SqlContext) -> list[TagStatement]:
-    """CREATE TABLE's `WITH TAG (t = 'v', ...)`, on the table and on its columns, as the ALTER
-    statements that set them."""
-    if not isinstance(tree, exp.Create):
+def declared_in_create(
+    tree: exp.Expression, kind: str, parts: list[str], ctx: SqlContext
+) -> list[TagStatement]:
+    """CREATE TABLE | VIEW | SCHEMA | DATABASE's `WITH TAG (t = 'v', ...)`, on the object and on
+    a table's or view's columns, as the ALTER statements that set them (`parts`: the object's)."""
+    if not isinstance(tree, exp.Create) or kind not in ("TABLE", "VIEW", "SCHEMA", "DATABASE"):
         return []
-    target = (table[0], table[1], table[2])
-    declared = []
+    padded = [*parts, "", ""]  # a schema's or database's parts, filled to three
+    target = (padded[0], padded[1], padded[2])
     columns = tree.this.expressions if isinstance(tree.this, exp.Schema) else []
-    for column in columns:
-        if isinstance(column, exp.ColumnDef):
-            for tags in column.find_all(exp.Tags):
-                values = _declared_values(tags, ctx)
-                declared.append(TagStatement("SET", target_kind="COLUMN", target=target,
-                                             column=normalize(column.this), values=values))  # fmt: skip
+    declared = _column_tags([c for c in columns if isinstance(c, exp.ColumnDef)], target, ctx)
     properties = tree.args.get("properties")
     declared += [
-        TagStatement("SET", target_kind="TABLE", target=target, values=_declared_values(tags, ctx))
+        TagStatement("SET", target_kind=kind, target=target, values=_declared_values(tags, ctx))
         for tags in (properties.find_all(exp.Tags) if properties is not None else ())
     ]
     return declared
+
+
+def declared_in_alter(tree: exp.Expression, ctx: SqlContext) -> list[TagStatement]:
+    """ALTER TABLE ... ADD COLUMN c type WITH TAG (t = 'v', ...): the tags of the added columns."""
+    if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
+        return []
+    added = [a for a in tree.args.get("actions") or [] if isinstance(a, exp.ColumnDef)]
+    if not any(a.find(exp.Tags) for a in added):
+        return []
+    database, schema, name = name_parts(tree.this.sql(dialect="snowflake"), ctx)
+    return _column_tags(added, (database, schema, name), ctx)
+
+
+def _column_tags(
+    columns: list[exp.ColumnDef], target: tuple[str, str, str], ctx: SqlContext
+) -> list[TagStatement]:
+    return [
+        TagStatement(
+            "SET",
+            target_kind="COLUMN",
+            target=target,
+            column=normalize(column.this),
+            values=_declared_values(tags, ctx),
+        )
+        for column in columns
+        for tags in column.find_all(exp.Tags)
+    ]
 
 
 def _declared_values(tags: exp.Tags, ctx: SqlContext) -> tuple[tuple[tuple[str, str, str], str], ...]:

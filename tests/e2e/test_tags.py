@@ -153,6 +153,21 @@ def test_tag_values_and_inheritance(cur: Any, database: str) -> None:
     ]
     assert _error(cur, "CREATE TABLE t3 (a INT WITH TAG (nope = 'x'))").errno == 2003
     assert _error(cur, "SELECT * FROM t3").errno == 2003
+    # WITH TAG on the other objects a CREATE makes, and on columns ALTER TABLE adds.
+    cur.execute("ALTER TABLE t2 ADD COLUMN c INT WITH TAG (cost_center = 'finance')")
+    cur.execute("CREATE VIEW v2 WITH TAG (owner_team = 'bi') AS SELECT a FROM t2")
+    cur.execute(f"CREATE DATABASE {database}_tagged WITH TAG ({database}.public.owner_team = 'db')")
+    cur.execute(f"USE SCHEMA {database}.public")
+    cur.execute("CREATE SCHEMA s2 WITH TAG (cost_center = 'sales')")  # the tag read before USE s2
+    cur.execute(f"USE SCHEMA {database}.public")
+    assert cur.execute(
+        "SELECT SYSTEM$GET_TAG('cost_center', 't2.c', 'column'), SYSTEM$GET_TAG('owner_team', 'v2', 'table'),"
+        f" SYSTEM$GET_TAG('owner_team', '{database}_tagged', 'database'),"
+        " SYSTEM$GET_TAG('cost_center', 's2', 'schema')"
+    ).fetchone() == ("finance", "bi", "db", "sales")
+    assert _error(cur, "ALTER TABLE t2 ADD COLUMN d INT WITH TAG (nope = 'x')").errno == 2003
+    assert [r[0] for r in cur.execute("DESCRIBE TABLE t2").fetchall()] == ["A", "B", "C"]
+    cur.execute(f"DROP DATABASE {database}_tagged")
 
 
 def test_tags_follow_their_table(cur: Any, database: str) -> None:

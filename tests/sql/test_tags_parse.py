@@ -7,7 +7,7 @@ import pytest
 from embucket_py.errors import SqlCompilationError, SyntaxError_
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.parse import parse
-from embucket_py.sql.tags import TagStatement, declared_in_create, tag_statement
+from embucket_py.sql.tags import TagStatement, declared_in_alter, declared_in_create, tag_statement
 
 CTX = SqlContext(database="DB", schema="PUBLIC")
 
@@ -86,7 +86,7 @@ def test_other_statements_are_not_tag_statements() -> None:
 
 def test_create_table_with_tags() -> None:
     (tree,) = parse("CREATE TABLE t (a INT WITH TAG (cc = 'x', s.dd = 'y'), b INT) WITH TAG (cc = 'z')")
-    declared = declared_in_create(tree, ["DB", "PUBLIC", "T"], CTX)
+    declared = declared_in_create(tree, "TABLE", ["DB", "PUBLIC", "T"], CTX)
     assert [(d.target_kind, d.column, d.values) for d in declared] == [
         ("COLUMN", "A", ((("DB", "PUBLIC", "CC"), "x"), (("DB", "S", "DD"), "y"))),
         ("TABLE", "", ((("DB", "PUBLIC", "CC"), "z"),)),
@@ -96,3 +96,18 @@ def test_create_table_with_tags() -> None:
 def test_set_tag_in_a_string_is_no_tag_statement() -> None:
     (tree,) = parse("ALTER TABLE t SET COMMENT = 'SET TAG later'")
     assert tag_statement(tree, CTX) is None
+
+
+def test_other_creates_and_added_columns_with_tags() -> None:
+    (tree,) = parse("CREATE SCHEMA s2 WITH TAG (cc = 'x')")
+    (declared,) = declared_in_create(tree, "SCHEMA", ["DB", "S2"], CTX)
+    assert (declared.target_kind, declared.target, declared.values) == (
+        "SCHEMA", ("DB", "S2", ""), ((("DB", "PUBLIC", "CC"), "x"),),
+    )  # fmt: skip
+    (tree,) = parse("CREATE VIEW v WITH TAG (cc = 'v') AS SELECT 1 AS a")
+    assert [d.target_kind for d in declared_in_create(tree, "VIEW", ["DB", "PUBLIC", "V"], CTX)] == ["VIEW"]
+    (tree,) = parse("ALTER TABLE t ADD COLUMN b INT WITH TAG (cc = 'x'), c INT")
+    (added,) = declared_in_alter(tree, CTX)
+    assert (added.target_kind, added.target, added.column) == ("COLUMN", ("DB", "PUBLIC", "T"), "B")
+    (tree,) = parse("ALTER TABLE t ADD COLUMN b INT")
+    assert declared_in_alter(tree, CTX) == []
