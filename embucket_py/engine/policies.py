@@ -37,6 +37,7 @@ from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, qualify, table_parts
 from embucket_py.sql.policies import PolicyStatement, object_parts
 from embucket_py.sql.policy_rewrites import Applied
+from embucket_py.sql.tags import asks_current_tags
 from embucket_py.sql.transforms.tables import stored_references
 from embucket_py.types import arrow_field, parse_sql_type
 
@@ -289,7 +290,7 @@ def _applied(a: Attachment, bodies: Bodies, lineage: Callable[[], list[TagValue]
     policy = bodies[a.policy]
     arguments = tuple(argument for argument, _ in policy.signature)
     body = policy.body
-    if lineage is not None and tags.asks_current_tags(body):
+    if lineage is not None and asks_current_tags(body):
         body = tags.with_current_tags(body, lineage(), a.column, (policy.database, policy.schema))
     return Applied(body, arguments, (policy.database, policy.schema), a.columns)
 

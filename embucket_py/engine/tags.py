@@ -7,7 +7,6 @@ https://docs.snowflake.com/en/user-guide/object-tagging/introduction
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 
 import pyarrow as pa
@@ -16,7 +15,7 @@ from sqlglot import exp
 from embucket_py import naming
 from embucket_py.catalog.dropped import dropped_of
 from embucket_py.catalog.grants import ACCOUNT, Securable
-from embucket_py.catalog.policies import MASKING, Attachment, Policy
+from embucket_py.catalog.policies import MASKING, Attachment, Policy, ref_key
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.tags import LEVELS, Tag, TagValue
 from embucket_py.engine import access
@@ -26,13 +25,12 @@ from embucket_py.errors import (
     InvalidIdentifier,
     ObjectNotFound,
     SqlCompilationError,
-    Unsupported,
     object_not_found,
 )
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
-from embucket_py.sql.names import first_start, like_matches, name_parts, normalize
-from embucket_py.sql.tags import TagStatement, tag_parts
+from embucket_py.sql.names import first_start, like_matches
+from embucket_py.sql.tags import TagStatement, object_named, replace_current_tags, tag_parts
 from embucket_py.types import arrow_field, parse_sql_type
 
 Parts = tuple[str, str, str]
@@ -284,7 +282,7 @@ def replace_calls(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.
         if len(args) != 3 or not all(isinstance(a, exp.Literal) and a.is_string for a in args):
             raise SqlCompilationError(f"{_GET_TAG} takes the tag's name, the object's name and its domain.")
         tag = tag_parts(args[0].name, ctx)
-        domain, ref, column = _object(args[1].name, args[2].name, ctx)
+        domain, ref, column = object_named(args[1].name, args[2].name, ctx)
         if not access.sees(tables, Securable("SCHEMA", tag[0], tag[1])) or tables.tags.get(tag) is None:
             raise object_not_found("Tag", _shown(tag))
         # The object is one the role sees (tables and views share one namespace of grants).
@@ -298,30 +296,6 @@ def replace_calls(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.
         return found
 
     return tree.transform(replace, copy=False)
-
-
-def _object(name: str, domain: str, ctx: SqlContext) -> tuple[str, Parts, str]:
-    """An object named in a string with its domain -> (level, object parts, column)."""
-    domain = domain.strip().upper()
-    if domain in ("TABLE", "VIEW"):
-        database, schema, table = name_parts(name, ctx)
-        return "TABLE", (database, schema, table), ""
-    if domain == "COLUMN":
-        pieces = exp.to_column(name, dialect="snowflake").parts
-        if len(pieces) < 2:
-            raise SqlCompilationError("A column is named as <table>.<column>.")
-        table = exp.Table(this=pieces[-2], db=pieces[-3] if len(pieces) > 2 else None,
-                          catalog=pieces[-4] if len(pieces) > 3 else None)  # fmt: skip
-        database, schema, last = name_parts(table.sql(dialect="snowflake"), ctx)
-        return "COLUMN", (database, schema, last), normalize(pieces[-1])
-    if domain == "SCHEMA":
-        database, schema, _ = name_parts(f"{name}.x", ctx, "SCHEMA")
-        return "SCHEMA", (database, schema, ""), ""
-    if domain == "DATABASE":
-        return "DATABASE", (normalize(exp.parse_identifier(name, dialect="snowflake")), "", ""), ""
-    if domain in ("ACCOUNT", "WAREHOUSE", "USER", "ROLE", "STAGE", "STREAM", "TASK", "FUNCTION", "PROCEDURE"):
-        raise Unsupported(f"Tags on objects of domain {domain} are not supported yet.")
-    raise SqlCompilationError(f"Invalid object domain '{domain}'.")
 
 
 # --- TAG_REFERENCES ---------------------------------------------------------------------------------
@@ -350,7 +324,7 @@ def effective(values: list[TagValue], column: str = "") -> dict[Parts, TagValue]
 def references_table(tables: Tables, name: str, domain: str, all_columns: bool, ctx: SqlContext) -> pa.Table:
     """INFORMATION_SCHEMA.TAG_REFERENCES('object', 'domain') and TAG_REFERENCES_ALL_COLUMNS('table',
     'table'): the tags on an object, inherited ones with the LEVEL they are set at."""
-    level, ref, column = _object(name, domain, ctx)
+    level, ref, column = object_named(name, domain, ctx)
     if all_columns and level != "TABLE":
         raise SqlCompilationError("TAG_REFERENCES_ALL_COLUMNS takes a table and the domain 'table'.")
     grants = tables.metastore.grants
@@ -406,7 +380,7 @@ def masking_attachments(tables: Tables, refs: list[list[str]]) -> dict[tuple[str
                 )
                 if policy is not None:
                     attachment = Attachment(ref, column.name, MASKING, (column.name,), policy.parts, tag)
-                    found.setdefault(_key(ref), []).append(attachment)
+                    found.setdefault(ref_key(ref), []).append(attachment)
                     break
     return found
 
@@ -428,31 +402,15 @@ def _masks(policy: Policy, column: Column) -> bool:
     return len(policy.signature) == 1 and _argument_kind(policy) == column.type.kind
 
 
-def _key(ref: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(naming.stored(p) for p in ref)
-
-
-_ON_CURRENT = re.compile(
-    r"SYSTEM\$GET_TAG_ON_CURRENT_(COLUMN|TABLE)\s*\(\s*'((?:[^']|'')*)'\s*\)", re.IGNORECASE
-)
-
-
-def asks_current_tags(body: str) -> bool:
-    return _ON_CURRENT.search(body) is not None
-
-
-def with_current_tags(body: str, lineage: list[TagValue], column: str, ctx_schema: tuple[str, str]) -> str:
+def with_current_tags(body: str, lineage: list[TagValue], column: str, policy_schema: tuple[str, str]) -> str:
     """A policy body with SYSTEM$GET_TAG_ON_CURRENT_COLUMN('tag') and ..._TABLE('tag') replaced by
     the tag's value on the column (or its table) being masked, or NULL."""
 
-    def value(m: re.Match[str]) -> str:
-        name = m[2].replace("''", "'")
-        on_column = m[1].upper() == "COLUMN"
+    def value(tag: Parts, on_column: bool) -> str | None:
         values = effective(
             [v for v in lineage if on_column or v.domain != "COLUMN"], column if on_column else ""
         )
-        parts = tag_parts(name, SqlContext(*ctx_schema))  # unqualified: the policy's schema
-        found = values.get(parts)
-        return "NULL" if found is None else "'" + found.value.replace("'", "''") + "'"
+        found = values.get(tag)
+        return None if found is None else found.value
 
-    return _ON_CURRENT.sub(value, body)
+    return replace_current_tags(body, value, SqlContext(*policy_schema))

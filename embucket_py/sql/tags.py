@@ -10,11 +10,12 @@ https://docs.snowflake.com/en/user-guide/object-tagging/work
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from embucket_py.errors import SqlCompilationError, SyntaxError_
+from embucket_py.errors import SqlCompilationError, SyntaxError_, Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import OBJECT_NAME, name_parts, normalize, show_pattern, show_scope
 from embucket_py.sql.scripting import command_parts
@@ -201,11 +202,8 @@ def _on_object(text: str, ctx: SqlContext) -> TagStatement | None:
     kind = found["object"].upper()
     if found["column"] is not None and kind not in ("TABLE", "VIEW"):
         return None
-    if kind == "DATABASE":
-        target = (normalize(exp.parse_identifier(found["name"], dialect="snowflake")), "", "")
-    elif kind == "SCHEMA":
-        database, schema, _ = name_parts(f"{found['name']}.x", ctx, "SCHEMA")
-        target = (database, schema, "")
+    if kind in ("DATABASE", "SCHEMA"):
+        _, target, _ = object_named(found["name"], kind, ctx)
     else:
         database, schema, name = name_parts(found["name"], ctx)
         target = (database, schema, name)
@@ -289,3 +287,55 @@ def _declared_values(tags: exp.Tags, ctx: SqlContext) -> tuple[tuple[tuple[str, 
             raise SyntaxError_("syntax error: WITH TAG takes (<tag> = '<value>', ...).")
         values.append((tag_parts(prop.this.sql(dialect="snowflake"), ctx), prop.args["value"].name))
     return tuple(values)
+
+
+def object_named(name: str, domain: str, ctx: SqlContext) -> tuple[str, tuple[str, str, str], str]:
+    """An object named in a string with its domain (SYSTEM$GET_TAG, TAG_REFERENCES) -> (level,
+    object parts, column).
+
+    Raises:
+        Unsupported: a domain tags are not kept for here.
+        SqlCompilationError: an unknown domain, or a column named without its table.
+    """
+    domain = domain.strip().upper()
+    if domain in ("TABLE", "VIEW"):
+        database, schema, table = name_parts(name, ctx)
+        return "TABLE", (database, schema, table), ""
+    if domain == "COLUMN":
+        pieces = exp.to_column(name, dialect="snowflake").parts
+        if len(pieces) < 2:
+            raise SqlCompilationError("A column is named as <table>.<column>.")
+        table = exp.Table(this=pieces[-2], db=pieces[-3] if len(pieces) > 2 else None,
+                          catalog=pieces[-4] if len(pieces) > 3 else None)  # fmt: skip
+        database, schema, last = name_parts(table.sql(dialect="snowflake"), ctx)
+        return "COLUMN", (database, schema, last), normalize(pieces[-1])
+    if domain == "SCHEMA":
+        database, schema, _ = name_parts(f"{name}.x", ctx, "SCHEMA")
+        return "SCHEMA", (database, schema, ""), ""
+    if domain == "DATABASE":
+        return "DATABASE", (normalize(exp.parse_identifier(name, dialect="snowflake")), "", ""), ""
+    if domain in ("ACCOUNT", "WAREHOUSE", "USER", "ROLE", "STAGE", "STREAM", "TASK", "FUNCTION", "PROCEDURE"):
+        raise Unsupported(f"Tags on objects of domain {domain} are not supported yet.")
+    raise SqlCompilationError(f"Invalid object domain '{domain}'.")
+
+
+_ON_CURRENT = re.compile(
+    r"SYSTEM\$GET_TAG_ON_CURRENT_(COLUMN|TABLE)\s*\(\s*'((?:[^']|'')*)'\s*\)", re.IGNORECASE
+)
+
+
+def asks_current_tags(body: str) -> bool:
+    return _ON_CURRENT.search(body) is not None
+
+
+def replace_current_tags(
+    body: str, value: Callable[[tuple[str, str, str], bool], str | None], ctx: SqlContext
+) -> str:
+    """A policy body with SYSTEM$GET_TAG_ON_CURRENT_COLUMN('tag') and ..._TABLE('tag') replaced by
+    `value(tag, on_column)` as a string literal, or NULL. Unqualified tags resolve in `ctx`."""
+
+    def literal(m: re.Match[str]) -> str:
+        found = value(tag_parts(m[2].replace("''", "'"), ctx), m[1].upper() == "COLUMN")
+        return "NULL" if found is None else "'" + found.replace("'", "''") + "'"
+
+    return _ON_CURRENT.sub(literal, body)
