@@ -112,13 +112,12 @@ class Chunk:
         """Bytes of the body (sent uncompressed: compressed and uncompressed sizes are equal)."""
         return self.uncompressed_size
 
-    def spill(self, path: str) -> None:
-        """Writes the body to `path` and lets the batches or text go."""
+    def spill(self, path: str, write: Callable[[str, bytes | memoryview], None]) -> None:
+        """Writes the body to `path` with `write` and lets the batches or text go."""
         with self.lock:
             if self.path is not None:
                 return
-            with open(path, "wb") as f:
-                f.write(self.body)
+            write(path, self.body)
             self.path = path
             self.batches = self.text = self.ready = None
 

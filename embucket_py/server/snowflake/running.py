@@ -25,6 +25,7 @@ from embucket_py.server.deadlines import DEADLINES
 from embucket_py.server.limits import QueueFull, StatementTimeout, statement_timeout
 from embucket_py.server.shared_results import SharedResults
 from embucket_py.server.snowflake.encoding import Chunk, EncodedResult
+from embucket_py.server.snowflake.uncached_files import UncachedWriter
 from embucket_py.sessions.session import Session
 
 log = logging.getLogger(__name__)
@@ -128,6 +129,7 @@ class QueryRegistry:
         self._held_bytes = 0
         self._spilled: dict[str, list[str]] = {}
         self._spiller = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embucket-results")
+        self._spill_writer = UncachedWriter()
         if shared is not None:
             # Abort requests for our statements may reach another server: poll the shared store.
             threading.Thread(target=self._watch_cancels, name="embucket-cancels", daemon=True).start()
@@ -304,7 +306,7 @@ class QueryRegistry:
             os.makedirs(self.spill_dir, exist_ok=True)
             for i, chunk in enumerate(chunks):
                 path = os.path.join(self.spill_dir, f"{query_id}-{i}")
-                chunk.spill(path)
+                chunk.spill(path, self._spill_writer.write)
                 paths.append(path)
         except OSError:  # a full disk: the result stays in memory rather than being lost
             log.warning("could not move the result of %s to disk", query_id, exc_info=True)
