@@ -86,3 +86,22 @@ def test_positions_in_grouping_sets_stand_for_select_items(sales: Any) -> None:
         "SELECT region, city, COUNT(*) FROM sales GROUP BY GROUPING SETS ((1), (2)) ORDER BY 1, 2"
     ).fetchall()
     assert sets == [("EU", None, 3), ("US", None, 1), (None, "de", 1), (None, "fr", 2), (None, "ny", 1)]
+
+
+def test_grouping_id_is_grouping_under_another_name(cur: Any) -> None:
+    # Snowpark's documented example of GROUPING / GROUPING_ID over three grouping sets.
+    cur.execute("CREATE TABLE abc (a INT, b INT, c INT)")
+    cur.execute("INSERT INTO abc VALUES (1, 2, 3), (4, 5, 6)")
+    rows = cur.execute(
+        "SELECT a, b, COUNT(c), GROUPING_ID(a), GROUPING_ID(b), GROUPING_ID(a, b), GROUPING(a, b) FROM abc "
+        "GROUP BY GROUPING SETS ((a), (b), (a, b)) ORDER BY a NULLS FIRST, b NULLS FIRST"
+    ).fetchall()
+    assert [d.name for d in cur.description][3:6] == ["GROUPING_ID(A)", "GROUPING_ID(B)", "GROUPING_ID(A, B)"]
+    assert rows == [
+        (None, 2, 1, 1, 0, 2, 2),
+        (None, 5, 1, 1, 0, 2, 2),
+        (1, None, 1, 0, 1, 1, 1),
+        (1, 2, 1, 0, 0, 0, 0),
+        (4, None, 1, 0, 1, 1, 1),
+        (4, 5, 1, 0, 0, 0, 0),
+    ]

@@ -91,7 +91,7 @@ def _wrap_in(node: exp.Expression, keys: list[exp.Expression]) -> None:
 
 
 def _is_grouping(node: exp.Expression) -> bool:
-    return isinstance(node, exp.Grouping) or (
+    return isinstance(node, exp.Grouping | exp.GroupingId) or (
         isinstance(node, exp.Anonymous) and node.name.upper() == "GROUPING"
     )
 

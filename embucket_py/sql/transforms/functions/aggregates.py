@@ -338,6 +338,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Sum) and is_int64(node.this):
         # Summed as NUMBER(38, 0), as Snowflake sums integers (DataFusion's 64-bit sum wraps).
         return exp.Sum(this=cast(node.this, "NUMBER(38, 0)"))
+    if isinstance(node, exp.GroupingId):
+        # GROUPING_ID is GROUPING's other name (https://docs.snowflake.com/en/sql-reference/functions/grouping_id).
+        return exp.Grouping(expressions=node.expressions)
     if isinstance(node, exp.Hll):
         # HLL is APPROX_COUNT_DISTINCT's other name (one HyperLogLog estimate).
         return exp.ApproxDistinct(this=node.this)
