@@ -34,7 +34,7 @@ from pyiceberg.table import Table
 from embucket_py.catalog import storage
 from embucket_py.catalog.history import history_of
 from embucket_py.catalog.tables import ScanFiles, TableName, Tables, reads_by_field_id
-from embucket_py.engine import access, history, information_schema, policies, tags, tasks
+from embucket_py.engine import access, history, information_schema, match_recognize, policies, tags, tasks
 from embucket_py.engine.file_sets import FILE_SETS, SNAPSHOT_FILES
 from embucket_py.engine.functions import register_functions
 from embucket_py.engine.scan import ScanStats
@@ -426,6 +426,9 @@ def _register_one(
         function, name, domain = use.name.split(history.SEP)
         found = tags.references_table(tables, name, domain, function.endswith("ALL_COLUMNS"), sql_ctx)
         register_arrow(ctx, use.registered_as, found)
+        return
+    if use.schema == history.SOURCE_SCHEMA and use.name.startswith(match_recognize.SOURCE):
+        register_arrow(ctx, use.registered_as, match_recognize.take(use.name))
         return
     if use.schema == history.SOURCE_SCHEMA and use.name.startswith("TASK_HISTORY"):
         _, limit, task_name = use.name.split(history.SEP)

@@ -71,7 +71,6 @@ _UNEVALUATED_SUBQUERIES = (
     "Correlated scalar subquery must be aggregated",
 )
 _UNSUPPORTED_NODE = re.compile(r"Unsupported ast node (\w+)")
-_NODE_NAMES = {"MatchRecognize": "MATCH_RECOGNIZE"}
 
 
 def _snowflake_name(arrow_name: str) -> str:
@@ -171,7 +170,7 @@ def from_datafusion(error: Exception) -> SnowflakeError:
         message = message.replace("This feature is not implemented: ", "")
         # DataFusion prints the whole syntax tree of a construct it lacks: its name says enough.
         if match := _UNSUPPORTED_NODE.search(message):
-            return Unsupported(f"{_NODE_NAMES.get(match[1], match[1])} is not supported yet.")
+            return Unsupported(f"{match[1]} is not supported yet.")
         return Unsupported(message)
     if match := _SET_OP_WIDTH.search(text):
         # https://docs.snowflake.com/en/sql-reference/operators-query#general-usage-notes

@@ -14,6 +14,7 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import (
     lambdas,
+    match_recognize,
     policies,
     python_functions,
     scan,
@@ -40,6 +41,7 @@ from embucket_py.errors import QueryCanceled, SnowflakeError, SqlCompilationErro
 from embucket_py.lru import Lru
 from embucket_py.sql import views
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
+from embucket_py.sql.match_recognize import has_match_recognize
 from embucket_py.sql.names import SourceText
 from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import QueryTranslation, translate_query
@@ -114,7 +116,8 @@ def translate(
     calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
     changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree) or bool(on_tables)
     asks_tags = tags.has_calls(tree)
-    if changed or asks_tags or has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree):
+    special = has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree)
+    if changed or asks_tags or special or has_match_recognize(tree):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)
@@ -126,7 +129,12 @@ def translate(
         tree = tags.replace_calls(tables, tree, ctx) if asks_tags else tree
         tree = streams.replace_has_data(tables, tree, ctx)
         tree = resolve_pivot_values(tree, lambda q: collect(plan(tables, q, ctx, None)[0]))
+        tree = match_recognize.resolve(tree, lambda q: _named(*plan(tables, q, ctx, None)))
     return translate_query(tree, ctx, source, lambda parts: column_names(tables, parts))
+
+
+def _named(frame: DataFrame, names: list[str]) -> tuple[pa.Table, list[str]]:
+    return collect(frame), names
 
 
 def column_names(tables: Tables, parts: list[str]) -> list[str] | None:

@@ -85,10 +85,10 @@ def test_unsupported_construct_is_named_without_the_engines_syntax_tree(cur: Any
     with pytest.raises(ProgrammingError) as err:
         cur.execute(
             "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY a MEASURES COUNT(*) AS c ONE ROW PER MATCH "
-            "PATTERN (x+) DEFINE x AS a > 0)"
+            "PATTERN (PERMUTE(x, y)) DEFINE x AS a > 0)"
         )
     assert (err.value.errno, err.value.sqlstate) == (2, "0A000")
-    assert err.value.msg.splitlines()[-1] == "MATCH_RECOGNIZE is not supported yet."
+    assert err.value.msg.splitlines()[-1] == "MATCH_RECOGNIZE pattern element 'PERMUTE' is not supported yet."
     assert cur.execute("SELECT 1").fetchone() == (1,)
 
 
