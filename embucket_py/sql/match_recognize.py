@@ -324,16 +324,17 @@ def _of_var(column: exp.Column, names: list[str]) -> str | None:
 
 
 def _in_var(expression: exp.Expression, names: list[str]) -> tuple[exp.Expression, str | None]:
-    """`expression` with its variable-qualified columns unqualified, and that variable (one at most)."""
+    """`expression` with its columns unqualified (the output query reads one table), and the
+    pattern variable that qualified them (one at most; other qualifiers name the source)."""
     found: set[str] = set()
 
     def replace(n: exp.Expression) -> exp.Expression:
-        if isinstance(n, exp.Column):
+        if isinstance(n, exp.Column) and n.table:
             var = _of_var(n, names)
             if var is not None:
                 found.add(var)
-                this = n.args["this"]
-                return exp.Star() if isinstance(this, exp.Star) else exp.column(this.copy())
+            this = n.args["this"]
+            return exp.Star() if isinstance(this, exp.Star) else exp.column(this.copy())
         return n
 
     out = expression.copy().transform(replace)

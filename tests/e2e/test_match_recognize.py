@@ -157,8 +157,8 @@ def test_overlapping_matches_anchors_and_a_subquery_source(prices: Any) -> None:
         ("XYZ", D(2020, 10, 8)),
     ]
     first = prices.execute(
-        """SELECT * FROM stock_price_history MATCH_RECOGNIZE (PARTITION BY company ORDER BY price_date
-            MEASURES FIRST(price) AS opening PATTERN (^ x) DEFINE x AS TRUE) ORDER BY company"""
+        """SELECT * FROM stock_price_history AS s MATCH_RECOGNIZE (PARTITION BY company ORDER BY price_date
+            MEASURES FIRST(s.price) AS opening PATTERN (^ x) DEFINE x AS s.price > 0) ORDER BY company"""
     ).fetchall()
     assert first == [("ABCD", 50), ("XYZ", 89)]
     closing = prices.execute(
