@@ -19,7 +19,7 @@ from pyiceberg.table import Table
 
 from embucket_py import naming
 from embucket_py.catalog.constraints import Key, keys_of
-from embucket_py.catalog.grants import Securable
+from embucket_py.catalog.grants import Grants, Securable
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
@@ -65,11 +65,20 @@ def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContex
 
     grants = tables.metastore.grants
     roles = access.context_roles(grants, sql_ctx)
-    return build(tables, database, name, view_columns, lambda on: access.visible(grants, roles, on))
+    user = str(sql_ctx.values.get("CURRENT_USER") or "")
+    return build(
+        tables, database, name, view_columns, lambda on: access.visible(grants, roles, on), roles, user
+    )
 
 
 def build(
-    tables: Tables, database: str, name: str, view_columns: ViewColumns, visible: Visible = lambda on: True
+    tables: Tables,
+    database: str,
+    name: str,
+    view_columns: ViewColumns,
+    visible: Visible = lambda on: True,
+    roles: set[str] | None = None,
+    user: str = "",
 ) -> pa.Table:
     """One INFORMATION_SCHEMA view of a database, as an Arrow table.
 
@@ -82,7 +91,12 @@ def build(
     if info is None or not visible(Securable("DATABASE", database)):
         raise object_not_found("Database", database)
     scope = _Scope(tables, database, info.created_on, view_columns, visible)
+    grants = tables.metastore.grants
     rows = {
+        "INFORMATION_SCHEMA_CATALOG_NAME": lambda: iter([{"CATALOG_NAME": database}]),
+        "ENABLED_ROLES": lambda: _enabled_roles(grants, roles or set()),
+        "APPLICABLE_ROLES": lambda: _applicable_roles(grants, user),
+        "TABLE_PRIVILEGES": scope.table_privilege_rows,
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
         "TABLES": scope.table_rows,
@@ -101,6 +115,29 @@ def build(
     return pa.Table.from_pylist(
         [{naming.stored(n): r.get(n) for n, _ in layout} for r in rows], schema=schema
     )
+
+
+def _enabled_roles(grants: Grants, roles: set[str]) -> Rows:
+    """The session's current role and every role it inherits."""
+    owners = {r.name: r.owner for r in grants.roles()}
+    for role in sorted(roles):
+        yield {"ROLE_NAME": role, "ROLE_OWNER": owners.get(role)}
+
+
+def _applicable_roles(grants: Grants, user: str) -> Rows:
+    """Each grant of a role to the user, or to a role the user holds (directly or inherited)."""
+    held = grants.effective_roles(grants.user_roles(user))
+    owners = {r.name: r.owner for r in grants.roles()}
+    for g in grants.role_grants():
+        if (g.grantee_kind == "USER" and g.grantee == user) or (
+            g.grantee_kind == "ROLE" and g.grantee in held
+        ):
+            yield {
+                "GRANTEE": g.grantee,
+                "ROLE_NAME": g.role,
+                "ROLE_OWNER": owners.get(g.role),
+                "IS_GRANTABLE": "NO",
+            }
 
 
 def data_type(t: SfType) -> str:
@@ -389,6 +426,26 @@ class _Scope:
                     "LAST_ALTERED": _utc(s.last_altered) if s.last_altered else created,
                     "ORDERED": "NO",
                     "COMMENT": s.comment,
+                }
+
+    def table_privilege_rows(self) -> Rows:
+        """The grants on the tables and views the role sees (an owner holds OWNERSHIP alone)."""
+        grants = self.tables.metastore.grants
+        named = [(ref.schema, ref.name, "TABLE") for ref, _ in self.loaded()]
+        named += [(v.schema, v.name, "VIEW") for v in self.views()]
+        for schema, name, kind in named:
+            for g in grants.grants_on(Securable(kind, self.database, schema, name)):
+                yield {
+                    "GRANTOR": g.granted_by or g.role,
+                    "GRANTEE": g.role,
+                    "GRANTED_TO": "ROLE",
+                    "TABLE_CATALOG": self.database,
+                    "TABLE_SCHEMA": schema,
+                    "TABLE_NAME": name,
+                    "PRIVILEGE_TYPE": g.privilege,
+                    "IS_GRANTABLE": _yes_no(g.grant_option),
+                    "WITH_HIERARCHY": "NO",
+                    "CREATED": _utc(g.created_on),
                 }
 
     def storage_rows(self) -> Rows:

@@ -167,6 +167,22 @@ SEQUENCES: Columns = [
     *_text("ORDERED", "COMMENT"),
 ]
 
+# https://docs.snowflake.com/en/sql-reference/info-schema/information_schema_catalog_name
+INFORMATION_SCHEMA_CATALOG_NAME: Columns = _text("CATALOG_NAME")
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/enabled_roles
+ENABLED_ROLES: Columns = _text("ROLE_NAME", "ROLE_OWNER")
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/applicable_roles
+APPLICABLE_ROLES: Columns = _text("GRANTEE", "ROLE_NAME", "ROLE_OWNER", "IS_GRANTABLE")
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/table_privileges
+TABLE_PRIVILEGES: Columns = [
+    *_text("GRANTOR", "GRANTEE", "GRANTED_TO", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"),
+    *_text("PRIVILEGE_TYPE", "IS_GRANTABLE", "WITH_HIERARCHY"),
+    ("CREATED", TIMESTAMP_LTZ),
+]
+
 LAYOUTS: dict[str, Columns] = {
     "DATABASES": DATABASES,
     "SCHEMATA": SCHEMATA,
@@ -179,4 +195,8 @@ LAYOUTS: dict[str, Columns] = {
     "FUNCTIONS": FUNCTIONS,
     "PROCEDURES": PROCEDURES,
     "SEQUENCES": SEQUENCES,
+    "INFORMATION_SCHEMA_CATALOG_NAME": INFORMATION_SCHEMA_CATALOG_NAME,
+    "ENABLED_ROLES": ENABLED_ROLES,
+    "APPLICABLE_ROLES": APPLICABLE_ROLES,
+    "TABLE_PRIVILEGES": TABLE_PRIVILEGES,
 }

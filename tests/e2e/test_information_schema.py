@@ -6,6 +6,8 @@ import pytest
 import snowflake.connector
 from snowflake.connector.cursor import SnowflakeCursor
 
+from tests.e2e.conftest import Server, reading_role
+
 
 def setup_objects(cur: SnowflakeCursor) -> None:
     cur.execute(
@@ -105,3 +107,32 @@ def test_a_missing_information_schema_view_or_database_fails(cur: SnowflakeCurso
         with pytest.raises(snowflake.connector.errors.ProgrammingError) as info:
             cur.execute(sql)
         assert info.value.errno == 2003
+
+
+def test_catalog_name_roles_and_table_privileges(cur: SnowflakeCursor, server: Server, database: str) -> None:
+    catalog = cur.execute("select * from information_schema.information_schema_catalog_name").fetchall()
+    assert catalog == [(database,)]
+    cur.execute("create table t (a int)")
+    cur.execute("create view v as select a from t")
+    role = reading_role(server, database, "TP")
+    cur.execute(f"grant select on table t to role {role} with grant option")
+    rows = cur.execute(
+        "select grantee, table_name, privilege_type, is_grantable, granted_to, with_hierarchy "
+        "from information_schema.table_privileges order by table_name, privilege_type"
+    ).fetchall()
+    assert rows == [
+        ("ACCOUNTADMIN", "T", "OWNERSHIP", "YES", "ROLE", "NO"),
+        (role, "T", "SELECT", "YES", "ROLE", "NO"),
+        ("ACCOUNTADMIN", "V", "OWNERSHIP", "YES", "ROLE", "NO"),
+    ]
+    applicable = cur.execute("select grantee, role_name from information_schema.applicable_roles").fetchall()
+    assert ("EMBUCKET", role) in applicable and ("ACCOUNTADMIN", "SYSADMIN") in applicable
+    cur.execute(f"use role {role}")
+    try:
+        enabled = cur.execute("select role_name from information_schema.enabled_roles order by 1").fetchall()
+        assert enabled == sorted([(role,), ("PUBLIC",)])
+        # Only the objects the role has privileges on.
+        seen = cur.execute("select distinct table_name from information_schema.table_privileges").fetchall()
+        assert seen == [("T",)]
+    finally:
+        cur.execute("use role accountadmin")
