@@ -19,7 +19,7 @@ from pyiceberg.table import Table
 
 from embucket_py import naming
 from embucket_py.catalog.constraints import Key, keys_of
-from embucket_py.catalog.grants import Grants, Securable
+from embucket_py.catalog.grants import Grants, Securable, stage
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE
 from embucket_py.catalog.tables import Column, TableName, Tables
 from embucket_py.catalog.views import View
@@ -30,6 +30,7 @@ from embucket_py.engine.scripting import declared_type
 from embucket_py.errors import ObjectNotFound, SnowflakeError, TableUnreadable, object_not_found
 from embucket_py.sql.constraints import FOREIGN_KEY
 from embucket_py.sql.context import SqlContext
+from embucket_py.stages.registry import StageRegistry
 from embucket_py.types import MAX_VARCHAR, SfType, arrow_field, from_arrow_field
 
 SCHEMA = "INFORMATION_SCHEMA"
@@ -66,8 +67,16 @@ def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContex
     grants = tables.metastore.grants
     roles = access.context_roles(grants, sql_ctx)
     user = str(sql_ctx.values.get("CURRENT_USER") or "")
+    session = int(sql_ctx.values.get("CURRENT_SESSION") or 0)
     return build(
-        tables, database, name, view_columns, lambda on: access.visible(grants, roles, on), roles, user
+        tables,
+        database,
+        name,
+        view_columns,
+        lambda on: access.visible(grants, roles, on),
+        roles,
+        user,
+        session,
     )
 
 
@@ -79,6 +88,7 @@ def build(
     visible: Visible = lambda on: True,
     roles: set[str] | None = None,
     user: str = "",
+    session: int = 0,
 ) -> pa.Table:
     """One INFORMATION_SCHEMA view of a database, as an Arrow table.
 
@@ -97,6 +107,7 @@ def build(
         "ENABLED_ROLES": lambda: _enabled_roles(grants, roles or set()),
         "APPLICABLE_ROLES": lambda: _applicable_roles(grants, user),
         "TABLE_PRIVILEGES": scope.table_privilege_rows,
+        "STAGES": lambda: scope.stage_rows(session),
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
         "TABLES": scope.table_rows,
@@ -446,6 +457,26 @@ class _Scope:
                     "IS_GRANTABLE": _yes_no(g.grant_option),
                     "WITH_HIERARCHY": "NO",
                     "CREATED": _utc(g.created_on),
+                }
+
+    def stage_rows(self, session: int) -> Rows:
+        """Named stages the role sees (a session's temporary stages to that session only)."""
+        registry = StageRegistry(self.tables.metastore)
+        for schema in self.schemas:
+            for s in registry.stages(self.database, schema, session):
+                if not self.visible(stage(self.database, schema, s.name)):
+                    continue
+                created = _utc(s.created_on)
+                yield {
+                    "STAGE_CATALOG": self.database,
+                    "STAGE_SCHEMA": schema,
+                    "STAGE_NAME": s.name,
+                    "STAGE_URL": s.url,
+                    "STAGE_TYPE": "External Named" if s.external else "Internal Named",
+                    "STAGE_OWNER": self.tables.metastore.grants.owner(stage(self.database, schema, s.name)),
+                    "COMMENT": s.comment,
+                    "CREATED": created,
+                    "LAST_ALTERED": created,
                 }
 
     def storage_rows(self) -> Rows:

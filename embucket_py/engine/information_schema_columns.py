@@ -183,6 +183,14 @@ TABLE_PRIVILEGES: Columns = [
     ("CREATED", TIMESTAMP_LTZ),
 ]
 
+# https://docs.snowflake.com/en/sql-reference/info-schema/stages
+STAGES: Columns = [
+    *_text("STAGE_CATALOG", "STAGE_SCHEMA", "STAGE_NAME", "STAGE_URL", "STAGE_REGION", "STAGE_TYPE"),
+    *_text("STAGE_OWNER", "COMMENT"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+]
+
 LAYOUTS: dict[str, Columns] = {
     "DATABASES": DATABASES,
     "SCHEMATA": SCHEMATA,
@@ -199,4 +207,5 @@ LAYOUTS: dict[str, Columns] = {
     "ENABLED_ROLES": ENABLED_ROLES,
     "APPLICABLE_ROLES": APPLICABLE_ROLES,
     "TABLE_PRIVILEGES": TABLE_PRIVILEGES,
+    "STAGES": STAGES,
 }

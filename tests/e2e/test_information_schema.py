@@ -136,3 +136,19 @@ def test_catalog_name_roles_and_table_privileges(cur: SnowflakeCursor, server: S
         assert seen == [("T",)]
     finally:
         cur.execute("use role accountadmin")
+
+
+def test_stages_lists_named_stages(cur: SnowflakeCursor) -> None:
+    cur.execute("create stage inside comment = 'files'")
+    cur.execute("create stage outside url = 's3://bucket/path/'")
+    cur.execute("create schema other_stages")
+    cur.execute("create stage other_stages.elsewhere")
+    rows = cur.execute(
+        "select stage_schema, stage_name, stage_url, stage_type, stage_owner, comment, created is not null "
+        "from information_schema.stages order by stage_schema, stage_name"
+    ).fetchall()
+    assert rows == [
+        ("OTHER_STAGES", "ELSEWHERE", None, "Internal Named", "ACCOUNTADMIN", None, True),
+        ("PUBLIC", "INSIDE", None, "Internal Named", "ACCOUNTADMIN", "files", True),
+        ("PUBLIC", "OUTSIDE", "s3://bucket/path/", "External Named", "ACCOUNTADMIN", None, True),
+    ]
