@@ -14,6 +14,7 @@ from sqlglot import exp
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.engine.context import for_recursion, new_context, register_tables
 from embucket_py.engine.failures import from_datafusion
+from embucket_py.engine.history import SOURCE_SCHEMA
 from embucket_py.engine.query import attach_functions, translate
 from embucket_py.engine.result import QueryResult, StatementType, constant
 from embucket_py.engine.time_travel import resolve
@@ -162,7 +163,7 @@ def _steps(tables: Tables, query: exp.Expression, ctx: SqlContext, source: Sourc
         if name == "Sort" and "fetch=" in rest:
             operation = "SortWithLimit"
         step = Step(len(steps), parent.id if parent else None, operation, rest or None)
-        if name == "TableScan" and use is not None:
+        if name == "TableScan" and use is not None and use.schema != SOURCE_SCHEMA:  # not rows built here
             step.objects = f"{use.database}.{use.schema}.{use.name}"
             step.alias = _alias(alias, use)
             step.partitions = _partitions(tables, TableName(use.database, use.schema, use.name), use, ctx)

@@ -176,6 +176,13 @@ def test_no_match_gives_no_rows_and_the_view_of_matches_is_queryable(prices: Any
             MEASURES COUNT(*) AS n PATTERN (big) DEFINE big AS price > 1000)"""
     ).fetchone()
     assert none == (0,)
+    # EXPLAIN shows the measures' plan over the matched rows.
+    plan = prices.execute(
+        """EXPLAIN SELECT * FROM stock_price_history MATCH_RECOGNIZE (ORDER BY price_date
+            MEASURES COUNT(*) AS n PATTERN (up+) DEFINE up AS price > PREV(price))"""
+    ).fetchall()
+    operations = [row[3] for row in plan]
+    assert "WindowAggr" in operations and "TableScan" in operations
     prices.execute(f"CREATE VIEW v_shapes AS {V_SHAPE.replace('ORDER BY company, match_number', '')}")
     assert prices.execute("SELECT SUM(rows_in_sequence) FROM v_shapes").fetchone() == (21,)
     prices.execute(
