@@ -78,22 +78,43 @@ def matched_rows(table: pa.Table, names: list[str], spec: mr.MatchSpec) -> pa.Ta
     ]
     starts = [*np.flatnonzero(row_numbers == 1).tolist(), len(row_numbers)]
     rows: list[int] = []
-    numbers: list[int] = []
-    variables: list[int] = []
-    places: list[int] = []
+    numbers: list[int | None] = []
+    variables: list[int | None] = []
+    places: list[int | None] = []
     for begin, end in itertools.pairwise(starts):
         part = [c[begin:end].tolist() for c in conditions]
+        done = begin  # WITH UNMATCHED ROWS: the rows before each match that no match took
         for number, first, classes in _matches(program, part, end - begin, spec):
+            if spec.unmatched and done < begin + first:
+                _add_unmatched(rows, numbers, variables, places, done, begin + first)
             rows.extend(range(begin + first, begin + first + len(classes)))
             numbers.extend([number] * len(classes))
             variables.extend(classes)
             places.extend(range(1, len(classes) + 1))
+            done = max(done, begin + first + len(classes))
+        if spec.unmatched and done < end:
+            _add_unmatched(rows, numbers, variables, places, done, end)
     keep = [c for c in table.column_names if not c.startswith(naming.stored(mr.VAR_PREFIX))]
     out = table.select(keep).take(pa.array(rows, pa.int64()))
     labels = pa.array(spec.names, pa.string()).take(pa.array(variables, pa.int64()))
     out = out.append_column(naming.stored(mr.MN), pa.array(numbers, pa.int64()))
     out = out.append_column(naming.stored(mr.CLS), labels)
     return out.append_column(naming.stored(mr.SEQ), pa.array(places, pa.int64()))
+
+
+def _add_unmatched(
+    rows: list[int],
+    numbers: list[int | None],
+    variables: list[int | None],
+    places: list[int | None],
+    start: int,
+    end: int,
+) -> None:
+    count = end - start
+    rows.extend(range(start, end))
+    numbers.extend([None] * count)
+    variables.extend([None] * count)
+    places.extend([None] * count)
 
 
 # --- the matcher ---------------------------------------------------------------------------------

@@ -168,6 +168,7 @@ class MatchSpec:
     all_rows: bool
     skip: str  # PAST LAST ROW | TO NEXT ROW | TO FIRST | TO LAST
     skip_to: int | None = None  # the variable of SKIP TO FIRST / LAST
+    unmatched: bool = False  # WITH UNMATCHED ROWS: rows of no match too (their measures NULL)
 
 
 @dataclass
@@ -222,9 +223,8 @@ def rewrite(node: exp.MatchRecognize) -> Rewrite:
     if order is None:
         raise SqlCompilationError("MATCH_RECOGNIZE needs an ORDER BY.")
     rows = node.args["rows"].name.upper() if node.args.get("rows") else "ONE ROW PER MATCH"
-    if "UNMATCHED" in rows:
-        raise Unsupported("ALL ROWS PER MATCH WITH UNMATCHED ROWS is not supported yet.")
     spec = MatchSpec(pattern, names, all_rows=rows.startswith("ALL"), skip="PAST LAST ROW")
+    spec.unmatched = spec.all_rows and "UNMATCHED" in rows
     _skip(node, spec)
     window = exp.Window(
         this=exp.RowNumber(),
@@ -432,7 +432,13 @@ def _all_rows(
         except_=[exp.column(c) for c in (RN, MN, CLS, SEQ)]
         + [exp.column(f"{PART_PREFIX}{i}") for i in range(partitions)]
     )
-    return exp.select(star, *_measures(measures, final, names, partitions)).from_(MATCHED)
+    columns = _measures(measures, final, names, partitions)
+    # Rows of no match (WITH UNMATCHED ROWS) have no match number: no measures either.
+    matched = exp.column(MN).is_(exp.null()).not_()
+    columns = [
+        exp.alias_(exp.If(this=matched, true=c.this, false=exp.null()), c.args["alias"]) for c in columns
+    ]
+    return exp.select(star, *columns).from_(MATCHED)
 
 
 def _over(func: exp.Expression, partitions: int, final: bool) -> exp.Window:

@@ -127,6 +127,30 @@ def test_running_measures_classifier_and_sequence(prices: Any) -> None:
     ]
 
 
+def test_all_rows_with_unmatched_rows(prices: Any) -> None:
+    rows = prices.execute(
+        """SELECT price_date, cls, mn, n FROM stock_price_history MATCH_RECOGNIZE (
+            PARTITION BY company ORDER BY price_date
+            MEASURES CLASSIFIER() AS cls, MATCH_NUMBER() AS mn, COUNT(*) AS n
+            ALL ROWS PER MATCH WITH UNMATCHED ROWS
+            PATTERN (down up+)
+            DEFINE down AS price < PREV(price), up AS price > PREV(price))
+        WHERE company = 'XYZ' ORDER BY price_date"""
+    ).fetchall()
+    assert [(r[0].day, r[1], r[2], r[3]) for r in rows] == [
+        (1, None, None, None),
+        (2, "DOWN", 1, 1),
+        (3, "UP", 1, 2),
+        (4, "UP", 1, 3),
+        (5, "UP", 1, 4),
+        (6, None, None, None),
+        (7, "DOWN", 2, 1),
+        (8, "UP", 2, 2),
+        (9, "DOWN", 3, 1),
+        (10, "UP", 3, 2),
+    ]
+
+
 def test_overlapping_matches_anchors_and_a_subquery_source(prices: Any) -> None:
     # TO NEXT ROW: a match may start inside the previous one; rows of both appear in each.
     rows = prices.execute(
