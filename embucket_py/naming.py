@@ -12,6 +12,11 @@ https://docs.snowflake.com/en/sql-reference/identifiers-syntax
 
 from __future__ import annotations
 
+# A name `display` cannot give back (a quoted lower-case name such as SHOW's "name") travels beside
+# its stored name in this Arrow field metadata key, where the engine keeps the field (result copies
+# that RESULT_SCAN reads), so `SELECT *` names the column as it was.
+EXACT = b"snowflake_name"
+
 
 def stored(name: str) -> str:
     """Iceberg name of a Snowflake (already case-normalised) name."""
@@ -21,6 +26,11 @@ def stored(name: str) -> str:
 def display(name: str) -> str:
     """Snowflake name of an Iceberg name."""
     return name.upper() if name == name.lower() else name
+
+
+def exact(name: str) -> dict[bytes, bytes]:
+    """The field metadata that keeps `name` when its stored form would not give it back."""
+    return {} if display(stored(name)) == name else {EXACT: name.encode()}
 
 
 def quote(name: str) -> str:

@@ -147,7 +147,11 @@ def _save(history: QueryHistory, query_id: str, result: QueryResult, batches: li
         # Without views: a lookup's one row would otherwise keep (and write) whole Parquet pages.
         plain = [without_views(b.rename_columns(schema.names)) for b in batches]
         table = pa.Table.from_batches(plain, schema=plain_schema(schema))
-        history.save_result(query_id, table)
+        kept = [
+            f.with_metadata({**(f.metadata or {}), **naming.exact(c.name)})
+            for f, c in zip(table.schema, result.columns, strict=True)
+        ]
+        history.save_result(query_id, table.cast(pa.schema(kept, metadata=table.schema.metadata)))
     except (OSError, pa.ArrowException) as e:  # a missing copy only limits RESULT_SCAN later
         log.warning("could not keep the result of %s: %s", query_id, e)
 

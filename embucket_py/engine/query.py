@@ -10,6 +10,7 @@ import pyarrow as pa
 from datafusion import DataFrame, SessionContext
 from sqlglot import exp
 
+from embucket_py import naming
 from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.catalog.views import View
 from embucket_py.engine import (
@@ -228,7 +229,9 @@ def _plan_translated(
         schema = frame.schema()
     except Exception as e:
         raise from_datafusion(e) from None
-    return frame, result_names(translation.projected, schema.names)
+    exact = [(f.metadata or {}).get(naming.EXACT) for f in schema]
+    names = result_names(translation.projected, schema.names, [e.decode() if e else None for e in exact])
+    return frame, names
 
 
 def attach_functions(df_ctx: SessionContext, tables: Tables, sql: str) -> None:

@@ -43,6 +43,11 @@ def test_result_scan_of_show_output(cur: Any) -> None:
     cur.execute("CREATE TABLE listed (a INT)")
     cur.execute("SHOW TABLES")
     assert cur.execute('SELECT "name" FROM TABLE(RESULT_SCAN(LAST_QUERY_ID()))').fetchall() == [("LISTED",)]
+    # `SELECT *` keeps SHOW's lower-case column names (a client reads row["name"], as on Snowflake).
+    shown = [d.name for d in cur.execute("SHOW TABLES").description]
+    cur.execute("SELECT * FROM TABLE(RESULT_SCAN(LAST_QUERY_ID())) WHERE \"kind\" = 'TABLE'")
+    assert [d.name for d in cur.description] == shown
+    assert shown[:2] == ["created_on", "name"] and cur.fetchone()[1] == "LISTED"
 
 
 def test_last_query_id_counts_back_and_from_the_start(cur: Any) -> None:

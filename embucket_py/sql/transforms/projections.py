@@ -79,11 +79,14 @@ def projections(tree: exp.Expression, source: SourceText | None) -> list[tuple[s
     return result
 
 
-def result_names(projected: list[tuple[str, str] | None], fields: list[str]) -> list[str]:
-    """Snowflake names for the engine's result fields; `*` columns are named by the table."""
+def result_names(
+    projected: list[tuple[str, str] | None], fields: list[str], exact: list[str | None] | None = None
+) -> list[str]:
+    """Snowflake names for the engine's result fields; `*` columns are named by the table (by
+    `exact`, a field's own Snowflake name where the table kept one)."""
     names = []
     i = 0
-    for f in fields:
+    for k, f in enumerate(fields):
         while i < len(projected) and projected[i] is None and i + 1 < len(projected):
             nxt = projected[i + 1]
             if nxt is not None and nxt[0] == f:
@@ -94,6 +97,8 @@ def result_names(projected: list[tuple[str, str] | None], fields: list[str]) -> 
         if entry is not None and entry[0] == f:
             names.append(entry[1])
             i += 1
+        elif exact is not None and exact[k] is not None:
+            names.append(exact[k])
         else:
             names.append(naming.display(f.rstrip(DUPLICATE_MARK)))
     return names
