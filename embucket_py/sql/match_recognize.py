@@ -17,7 +17,6 @@ https://docs.snowflake.com/en/sql-reference/constructs/match_recognize
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -354,53 +353,6 @@ def _only(expression: exp.Expression, var: str | None) -> exp.Expression:
     return exp.If(this=_is(var), true=expression, false=exp.null())
 
 
-Builder = Callable[..., exp.Expression]
-
-
-def _measure_parts(
-    expression: exp.Expression,
-    names: list[str],
-    first: Builder,
-    last: Builder,
-    aggregate: Builder,
-    bare: Builder,
-) -> exp.Expression:
-    """Rewrites a measure: FIRST / LAST, aggregates, bare columns and MATCH_NUMBER() /
-    MATCH_SEQUENCE_NUMBER() / CLASSIFIER() by the given builders."""
-
-    def walk(n: exp.Expression) -> exp.Expression:
-        if isinstance(n, exp.Anonymous):
-            upper = str(n.this).upper()
-            if upper in ("MATCH_NUMBER", "CLASSIFIER", "MATCH_SEQUENCE_NUMBER"):
-                return bare(upper, None)
-            if upper in ("PREV", "NEXT"):
-                raise Unsupported("PREV and NEXT in MATCH_RECOGNIZE measures are not supported yet.")
-        if isinstance(n, (exp.First, exp.Last)):
-            inner, var = _in_var(n.this, names)
-            return (first if isinstance(n, exp.First) else last)(inner, var)
-        if isinstance(n, exp.AggFunc):
-            if (
-                isinstance(n, exp.Count)
-                and isinstance(n.this, exp.Column)
-                and isinstance(n.this.this, exp.Star)
-            ):
-                var = _of_var(n.this, names)
-                return aggregate(exp.Count(this=exp.Star()), var, True)
-            inner, var = _in_var(n, names)
-            return aggregate(inner, var, False)
-        if isinstance(n, exp.Column):
-            inner, var = _in_var(n, names)
-            return bare(inner, var)
-        for key, value in list(n.args.items()):
-            if isinstance(value, exp.Expression):
-                n.set(key, walk(value))
-            elif isinstance(value, list):
-                n.set(key, [walk(v) if isinstance(v, exp.Expression) else v for v in value])
-        return n
-
-    return walk(expression.copy())
-
-
 def _one_row(
     measures: list[exp.Expression], names: list[str], partitions: list[exp.Expression]
 ) -> exp.Select:
@@ -463,40 +415,70 @@ def _measures(
     for m, is_final in zip(measures, final, strict=True):
         if not isinstance(m, exp.Alias):
             raise SqlCompilationError("Each MATCH_RECOGNIZE measure needs an alias (expression AS name).")
+        out.append(
+            exp.alias_(_Measure(names, partitions, is_final).walk(m.this.copy()), m.args["alias"].copy())
+        )
+    return out
 
-        def over(func: exp.Expression, is_final: bool = is_final) -> exp.Window:
-            return _over(func, partitions, is_final)
 
-        def nulls_skipped(func: exp.Expression, var: str | None) -> exp.Expression:
-            return exp.IgnoreNulls(this=func) if var is not None else func
+class _Measure:
+    """One measure's rewrite: FIRST / LAST, aggregates, bare columns and MATCH_NUMBER() /
+    MATCH_SEQUENCE_NUMBER() / CLASSIFIER() as window functions over the current match."""
 
-        def first(inner: exp.Expression, var: str | None) -> exp.Expression:
-            return over(nulls_skipped(exp.FirstValue(this=_only(inner, var)), var))
+    def __init__(self, names: list[str], partitions: int, final: bool) -> None:
+        self.names, self.partitions, self.final = names, partitions, final
 
-        def last(inner: exp.Expression, var: str | None, is_final: bool = is_final) -> exp.Expression:
-            if var is None and not is_final:
-                return inner  # the current row's
-            return over(nulls_skipped(exp.LastValue(this=_only(inner, var)), var))
-
-        def aggregate(inner: exp.Expression, var: str | None, count_rows: bool) -> exp.Expression:
-            if count_rows:
+    def walk(self, n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Anonymous):
+            upper = str(n.this).upper()
+            if upper in ("MATCH_NUMBER", "CLASSIFIER", "MATCH_SEQUENCE_NUMBER"):
+                return self._match_function(upper)
+            if upper in ("PREV", "NEXT"):
+                raise Unsupported("PREV and NEXT in MATCH_RECOGNIZE measures are not supported yet.")
+        if isinstance(n, (exp.First, exp.Last)):
+            inner, var = _in_var(n.this, self.names)
+            return self._first(inner, var) if isinstance(n, exp.First) else self._last(inner, var)
+        if isinstance(n, exp.AggFunc):
+            if (
+                isinstance(n, exp.Count)
+                and isinstance(n.this, exp.Column)
+                and isinstance(n.this.this, exp.Star)
+            ):
+                var = _of_var(n.this, self.names)
                 counted = exp.If(this=_is(var), true=exp.Literal.number(1), false=exp.Literal.number(0))
-                return over(exp.Sum(this=counted) if var else exp.Count(this=exp.Star()))
-            inner = inner.copy()
+                return self._over(exp.Sum(this=counted) if var else exp.Count(this=exp.Star()))
+            inner, var = _in_var(n, self.names)
             if var is not None and isinstance(inner.args.get("this"), exp.Expression):
                 inner.set("this", _only(inner.args["this"], var))
-            return over(inner)
+            return self._over(inner)
+        if isinstance(n, exp.Column):
+            return self._last(*_in_var(n, self.names))
+        for key, value in list(n.args.items()):
+            if isinstance(value, exp.Expression):
+                n.set(key, self.walk(value))
+            elif isinstance(value, list):
+                n.set(key, [self.walk(v) if isinstance(v, exp.Expression) else v for v in value])
+        return n
 
-        def bare(inner: exp.Expression | str, var: str | None, is_final: bool = is_final) -> exp.Expression:
-            if inner == "MATCH_NUMBER":
-                return exp.column(MN)
-            if inner == "MATCH_SEQUENCE_NUMBER":
-                return over(exp.Max(this=exp.column(SEQ))) if is_final else exp.column(SEQ)
-            if inner == "CLASSIFIER":
-                return over(exp.LastValue(this=exp.column(CLS))) if is_final else exp.column(CLS)
-            assert isinstance(inner, exp.Expression)
-            return last(inner, var)
+    def _over(self, func: exp.Expression) -> exp.Window:
+        return _over(func, self.partitions, self.final)
 
-        rewritten = _measure_parts(m.this, names, first, last, aggregate, bare)
-        out.append(exp.alias_(rewritten, m.args["alias"].copy()))
-    return out
+    def _first(self, inner: exp.Expression, var: str | None) -> exp.Expression:
+        return self._over(_nulls_skipped(exp.FirstValue(this=_only(inner, var)), var))
+
+    def _last(self, inner: exp.Expression, var: str | None) -> exp.Expression:
+        if var is None and not self.final:
+            return inner  # the current row's
+        return self._over(_nulls_skipped(exp.LastValue(this=_only(inner, var)), var))
+
+    def _match_function(self, name: str) -> exp.Expression:
+        if name == "MATCH_NUMBER":
+            return exp.column(MN)
+        if name == "MATCH_SEQUENCE_NUMBER":
+            return self._over(exp.Max(this=exp.column(SEQ))) if self.final else exp.column(SEQ)
+        return self._over(exp.LastValue(this=exp.column(CLS))) if self.final else exp.column(CLS)
+
+
+def _nulls_skipped(func: exp.Expression, var: str | None) -> exp.Expression:
+    """Over one variable's rows only: the others' NULLs are skipped."""
+    return exp.IgnoreNulls(this=func) if var is not None else func
