@@ -464,7 +464,8 @@ class _Scope:
         registry = StageRegistry(self.tables.metastore)
         for schema in self.schemas:
             for s in registry.stages(self.database, schema, session):
-                if not self.visible(stage(self.database, schema, s.name)):
+                securable = stage(self.database, schema, s.name)
+                if not self.visible(securable):
                     continue
                 created = _utc(s.created_on)
                 yield {
@@ -473,7 +474,7 @@ class _Scope:
                     "STAGE_NAME": s.name,
                     "STAGE_URL": s.url,
                     "STAGE_TYPE": "External Named" if s.external else "Internal Named",
-                    "STAGE_OWNER": self.tables.metastore.grants.owner(stage(self.database, schema, s.name)),
+                    "STAGE_OWNER": self.tables.metastore.grants.owner(securable),
                     "COMMENT": s.comment,
                     "CREATED": created,
                     "LAST_ALTERED": created,
