@@ -27,6 +27,7 @@ from embucket_py.layout.writer import clustered_files
 from embucket_py.sql.clustering import ClusteringDef
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.nodes import Nodes
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +140,8 @@ def _is_system_function(node: exp.Expression) -> bool:
     return isinstance(node, exp.Anonymous) and node.name.upper() in _SYSTEM_FUNCTIONS
 
 
-def has_system_functions(tree: exp.Expression) -> bool:
-    return any(_is_system_function(node) for node in tree.find_all(exp.Anonymous))
+def has_system_functions(nodes: Nodes) -> bool:
+    return any(_is_system_function(node) for node in nodes.of(exp.Anonymous))
 
 
 def system_functions(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:

@@ -31,6 +31,7 @@ from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.dynamic_tables import DynamicStatement, DynamicTable, definition_text
 from embucket_py.sql.names import like_matches
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.parse import parse
 from embucket_py.sql.tasks import parse_schedule
 
@@ -91,7 +92,7 @@ def source_versions(tables: Tables, task: Task) -> dict[str, list[int | None]] |
     if any(not isinstance(t.this, exp.Identifier) for t in tree.find_all(exp.Table)):
         return None  # TABLE(...) and other sources that are not stored tables
     versions: dict[str, list[int | None]] = {}
-    for _, parts in views.references(tree, SqlContext(task.database, task.schema)):
+    for _, parts in views.references(Nodes(tree), SqlContext(task.database, task.schema)):
         table = tables.find(TableName(*parts))
         if table is None:
             return None
@@ -109,7 +110,7 @@ def downstream_sources(tables: Tables, task: Task) -> list[Task]:
     it refreshes."""
     (tree,) = parse(task.definition)
     found = []
-    for _, parts in views.references(tree, SqlContext(task.database, task.schema)):
+    for _, parts in views.references(Nodes(tree), SqlContext(task.database, task.schema)):
         upstream = tables.dynamic_tables.get(*parts)
         if (
             upstream is not None

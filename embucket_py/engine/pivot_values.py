@@ -12,6 +12,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from embucket_py.sql.literals import literal
+from embucket_py.sql.nodes import Nodes
 
 # Runs a query (a Snowflake tree) and returns its rows.
 RunQuery = Callable[[exp.Expression], pa.Table]
@@ -50,8 +51,8 @@ def _listing_query(holder: exp.Expression, field: exp.In) -> exp.Expression | No
     return query
 
 
-def has_pivots(tree: exp.Expression) -> bool:
-    return any(n.args.get("pivots") for n in tree.find_all(exp.Table, exp.Subquery))
+def has_pivots(nodes: Nodes) -> bool:
+    return any(n.args.get("pivots") for n in nodes.of(exp.Table, exp.Subquery))
 
 
 def resolve_pivot_values(tree: exp.Expression, run: RunQuery) -> exp.Expression:

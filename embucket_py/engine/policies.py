@@ -35,6 +35,7 @@ from embucket_py.sql import policy_rewrites as rewrites
 from embucket_py.sql.changes import RowChange
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, qualify, table_parts
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.policies import PolicyStatement, object_parts
 from embucket_py.sql.policy_rewrites import Applied
 from embucket_py.sql.tags import asks_current_tags
@@ -246,7 +247,7 @@ def attached(tables: Tables, refs: list[list[str]]) -> Found:
 def apply(tables: Tables, tree: exp.Expression, ctx: SqlContext, found: Found | None = None) -> None:
     """Replaces (in place) each reference to a table with policies by the subquery that applies
     them (see the module's doc). `found`: the attachments already looked up, if any."""
-    references = [(t, qualify(table_parts(t), ctx, "query")) for t in stored_references(tree)]
+    references = [(t, qualify(table_parts(t), ctx, "query")) for t in stored_references(Nodes(tree))]
     if found is None:
         found = attached(tables, [p for _, p in references])
     if not found:

@@ -44,6 +44,7 @@ from embucket_py.sql import views
 from embucket_py.sql.context import ColumnKinds, SqlContext, kind_text
 from embucket_py.sql.match_recognize import has_match_recognize
 from embucket_py.sql.names import SourceText
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import QueryTranslation, translate_query
 
@@ -78,7 +79,7 @@ def expand_views(
     lookups made so far (a query naming a table several times asks the metastore once)."""
     functions = functions or user_functions.Functions(tables, ctx)
     found = {} if found is None else found
-    for table, parts in views.references(tree, ctx):
+    for table, parts in views.references(Nodes(tree), ctx):
         view = _view(tables, parts, found)
         if view is None:
             continue
@@ -107,18 +108,19 @@ def translate(
     cache): it is copied (~5 ms for a TPC-H query) only when a step here changes it."""
     found: dict[tuple[str, ...], View | None] = {}
     functions = user_functions.Functions(tables, ctx)
-    references = views.references(tree, ctx)
+    nodes = Nodes(tree)
+    references = views.references(nodes, ctx)
     has_views = any([_view(tables, parts, found) for _, parts in references])
     # A name that is no view may be a stream (read as its table's changes).
     has_streams = tables.streams.any_of([parts for _, parts in references if found[tuple(parts)] is None])
     # Policies of the tables named here (those read through views and streams: once those are in).
     named = [parts for _, parts in references]
     on_tables = None if has_views or has_streams else policies.attached(tables, named)
-    calls_functions = user_functions.calls_any(functions, tree, ctx.database, ctx.schema)
-    changed = has_views or has_streams or calls_functions or sequences.uses_nextval(tree) or bool(on_tables)
-    asks_tags = tags.has_calls(tree)
-    special = has_system_functions(tree) or streams.has_data_calls(tree) or has_pivots(tree)
-    if changed or asks_tags or special or has_match_recognize(tree):
+    calls_functions = user_functions.calls_any(functions, nodes, ctx.database, ctx.schema)
+    changed = has_views or has_streams or calls_functions or sequences.uses_nextval(nodes) or bool(on_tables)
+    asks_tags = tags.has_calls(nodes)
+    special = has_system_functions(nodes) or streams.has_data_calls(nodes) or has_pivots(nodes)
+    if changed or asks_tags or special or has_match_recognize(nodes):
         tree = tree.copy()
         user_functions.expand(functions, tree, ctx.database, ctx.schema)
         tree = expand_views(tables, tree, ctx, found=found, functions=functions)

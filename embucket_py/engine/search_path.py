@@ -20,6 +20,7 @@ from embucket_py.catalog.tables import TableName, Tables
 from embucket_py.errors import ObjectNotFound
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.views import references
 
 DEFAULT = "$current, $public"
@@ -69,7 +70,7 @@ def along_path(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Exp
     path = schemas(str(ctx.parameters.get("SEARCH_PATH") or DEFAULT), ctx.database, ctx.schema)
     tree = tree.copy()
     moved = False
-    for table, parts in references(tree, ctx):
+    for table, parts in references(Nodes(tree), ctx):
         if table.args.get("db") is not None or _exists(tables, parts):
             continue
         for database, schema in path:

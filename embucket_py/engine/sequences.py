@@ -27,6 +27,7 @@ from embucket_py.engine.result import OK, QueryResult, StatementType, constant, 
 from embucket_py.errors import object_not_found
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.sequences import NEXTVAL, SequenceStatement, nextval_references, sequence_parts
 
 NEXTVAL_UDF = "sf_nextval"
@@ -102,8 +103,8 @@ def _row(s: Sequence, owner: str | None) -> dict[str, Any]:
     }
 
 
-def uses_nextval(tree: exp.Expression) -> bool:
-    return bool(nextval_references(tree))
+def uses_nextval(nodes: Nodes) -> bool:
+    return bool(nextval_references(nodes))
 
 
 def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
@@ -111,7 +112,7 @@ def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
     NEXTVAL_UDF; other `x.NEXTVAL` columns stay columns."""
     grants = tables.metastore.grants
     roles = access.context_roles(grants, ctx)
-    for column in nextval_references(tree):
+    for column in nextval_references(Nodes(tree)):
         database, schema, name = sequence_parts(column, ctx)
         if not access.visible(grants, roles, Securable("SCHEMA", database, schema)):
             continue

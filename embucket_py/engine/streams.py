@@ -32,6 +32,7 @@ from embucket_py.sessions.session import Session
 from embucket_py.sql import views
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, name_parts
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.streams import StreamStatement, changes_of, view_changes, view_table
 
 # The streams the running statement read: qualified name -> the snapshot read up to. A statement
@@ -125,7 +126,7 @@ def _base(tables: Tables, stream: Stream) -> Table:
 def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
     """Replaces each stream reference by a subquery of its table's CHANGES since the offset (in
     place), under the reference's alias; records the read for a consuming DML statement."""
-    for reference, parts in views.references(tree, ctx):
+    for reference, parts in views.references(Nodes(tree), ctx):
         stream = tables.streams.get(*parts)
         if stream is None:
             continue
@@ -143,8 +144,8 @@ def expand(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> None:
             reads[(stream.database, stream.schema, stream.name)] = end
 
 
-def has_data_calls(tree: exp.Expression) -> bool:
-    return any(_is_has_data(n) for n in tree.find_all(exp.Anonymous))
+def has_data_calls(nodes: Nodes) -> bool:
+    return any(_is_has_data(n) for n in nodes.of(exp.Anonymous))
 
 
 def _is_has_data(node: exp.Expression) -> bool:

@@ -30,6 +30,7 @@ from embucket_py.errors import (
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import first_start, like_matches
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.tags import TagStatement, object_named, replace_current_tags, tag_parts
 from embucket_py.types import arrow_field, parse_sql_type
 
@@ -267,8 +268,8 @@ def set_declared(
 _GET_TAG = "SYSTEM$GET_TAG"
 
 
-def has_calls(tree: exp.Expression) -> bool:
-    return any(node.name.upper() == _GET_TAG for node in tree.find_all(exp.Anonymous))
+def has_calls(nodes: Nodes) -> bool:
+    return any(node.name.upper() == _GET_TAG for node in nodes.of(exp.Anonymous))
 
 
 def replace_calls(tables: Tables, tree: exp.Expression, ctx: SqlContext) -> exp.Expression:

@@ -17,6 +17,7 @@ from embucket_py.engine import access, python_functions
 from embucket_py.errors import InvalidArgumentTypes, SqlCompilationError
 from embucket_py.sql import user_functions as inline
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.nodes import Nodes
 
 # A function whose body calls functions that call it again never ends: refused.
 MAX_DEPTH = 16
@@ -42,10 +43,10 @@ class Functions:
         return self._found[key]
 
 
-def calls_any(functions: Functions, tree: exp.Expression, database: str | None, schema: str | None) -> bool:
+def calls_any(functions: Functions, nodes: Nodes, database: str | None, schema: str | None) -> bool:
     """Whether the statement calls a user-defined function (only calls of functions sqlglot does
     not know are looked up: one metastore query per name)."""
-    return any(_resolve(functions, call, database, schema)[1] for call in tree.find_all(exp.Anonymous))
+    return any(_resolve(functions, call, database, schema)[1] for call in nodes.of(exp.Anonymous))
 
 
 def expand(

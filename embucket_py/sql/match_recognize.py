@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from embucket_py.errors import SqlCompilationError, Unsupported
+from embucket_py.sql.nodes import Nodes
 
 RN, MN, CLS, SEQ = "__MR_RN", "__MR_MN", "__MR_CLS", "__MR_SEQ"
 VAR_PREFIX, PART_PREFIX = "__MR_V", "__MR_P"
@@ -184,8 +185,8 @@ class Rewrite:
 MATCHED = "__MR_MATCHED"  # the placeholder table the output query reads; replaced by the engine
 
 
-def has_match_recognize(tree: exp.Expression) -> bool:
-    return tree.find(exp.MatchRecognize) is not None
+def has_match_recognize(nodes: Nodes) -> bool:
+    return nodes.has(exp.MatchRecognize)
 
 
 def place(rewrite: Rewrite, source: exp.Expression) -> None:

@@ -15,6 +15,7 @@ from sqlglot import exp
 from embucket_py.errors import SqlCompilationError
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.parse import parse
 from embucket_py.sql.transforms.tables import stored_references
 
@@ -100,7 +101,7 @@ def bound_body(policy: Applied, table: str = SOURCE) -> exp.Expression:
     """The policy's body with its arguments bound to the columns of `table`, its own names
     qualified in the policy's schema."""
     body = parse(f"SELECT {policy.body}")[0].expressions[0]
-    for inner in stored_references(body):
+    for inner in stored_references(Nodes(body)):
         database, schema, _ = qualify(table_parts(inner), SqlContext(*policy.home), "query")
         inner.set("catalog", exp.to_identifier(database, quoted=True))
         inner.set("db", exp.to_identifier(schema, quoted=True))

@@ -14,6 +14,7 @@ from sqlglot import exp
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.parse import parse
 from embucket_py.sql.scripting import command_parts
 
@@ -124,11 +125,11 @@ def _table(name: str) -> exp.Table:
     return table
 
 
-def nextval_references(tree: exp.Expression) -> list[exp.Column]:
+def nextval_references(nodes: Nodes) -> list[exp.Column]:
     """`seq.NEXTVAL` (also `db.schema.seq.NEXTVAL`): columns named NEXTVAL with a qualifier."""
     return [
         c
-        for c in tree.find_all(exp.Column)
+        for c in nodes.of(exp.Column)
         if isinstance(c.this, exp.Identifier)
         and normalize(c.this) == NEXTVAL
         and c.args.get("table") is not None

@@ -6,6 +6,7 @@ from sqlglot import exp
 
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import SourceText, normalize, projection_name, qualify, table_parts
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.parse import parse
 from embucket_py.sql.transforms.projections import first_select
 from embucket_py.sql.transforms.tables import stored_references
@@ -34,16 +35,16 @@ def view_query(query: exp.Expression, columns: list[str] | None, source: SourceT
     return query.sql(dialect="snowflake")
 
 
-def references(tree: exp.Expression, ctx: SqlContext) -> list[tuple[exp.Table, list[str]]]:
+def references(nodes: Nodes, ctx: SqlContext) -> list[tuple[exp.Table, list[str]]]:
     """Each catalog reference of a query with its qualified name (to look up views)."""
-    return [(table, qualify(table_parts(table), ctx, "query")) for table in stored_references(tree)]
+    return [(table, qualify(table_parts(table), ctx, "query")) for table in stored_references(nodes)]
 
 
 def inline(table: exp.Table, definition: str, database: str, schema: str) -> exp.Subquery:
     """A view reference -> the view's query as a subquery under the reference's alias. Names in
     the view resolve against the view's own database and schema, not the caller's."""
     body = parse(definition)[0]
-    for inner in stored_references(body):
+    for inner in stored_references(Nodes(body)):
         parts = qualify(table_parts(inner), SqlContext(database, schema), "query")
         inner.set("catalog", exp.to_identifier(parts[0], quoted=True))
         inner.set("db", exp.to_identifier(parts[1], quoted=True))

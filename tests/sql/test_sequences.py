@@ -6,6 +6,7 @@ import pytest
 
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sql.context import SqlContext
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.parse import parse
 from embucket_py.sql.sequences import (
     SequenceStatement,
@@ -53,5 +54,5 @@ def test_alter_drop_and_describe() -> None:
 
 def test_nextval_references_are_qualified_columns_named_nextval() -> None:
     tree = parse("SELECT s.nextval, x.y.s.NEXTVAL, nextval, t.other FROM t")[0]
-    found = nextval_references(tree)
+    found = nextval_references(Nodes(tree))
     assert [sequence_parts(c, CTX) for c in found] == [["DB", "SC", "S"], ["X", "Y", "S"]]

@@ -8,12 +8,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from embucket_py.sql.names import normalize
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.transforms.tables import cte_names
 
 
 def dual(tree: exp.Expression) -> exp.Expression:
-    ctes = cte_names(tree)
-    for select in tree.find_all(exp.Select):
+    nodes = Nodes(tree)
+    ctes = cte_names(nodes)
+    for select in nodes.of(exp.Select):
         from_ = select.args.get("from_")
         source = from_.this if isinstance(from_, exp.From) else None
         if (

@@ -9,6 +9,7 @@ from sqlglot import exp
 from embucket_py.errors import SqlCompilationError
 from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import normalize, qualify, table_parts
+from embucket_py.sql.nodes import Nodes
 from embucket_py.sql.transforms.sampling import BlockSample, block_sample
 
 
@@ -70,16 +71,17 @@ def change_span(table: exp.Table) -> ChangeSpan | None:
     )
 
 
-def cte_names(tree: exp.Expression) -> set[str]:
-    return {normalize(cte.args["alias"].this) for cte in tree.find_all(exp.CTE)}
+def cte_names(nodes: Nodes) -> set[str]:
+    return {normalize(cte.args["alias"].this) for cte in nodes.of(exp.CTE)}
 
 
-def stored_references(tree: exp.Expression) -> list[exp.Table]:
+def stored_references(nodes: Nodes) -> list[exp.Table]:
     """The table references that name catalog objects (not CTEs, table functions or the
     engine's own registered names)."""
-    ctes = cte_names(tree)
+    ctes = cte_names(nodes)
     found = []
-    for table in tree.find_all(exp.Table):
+    for table in nodes.of(exp.Table):
+        assert isinstance(table, exp.Table)
         if not isinstance(table.this, exp.Identifier):
             continue  # a table function such as range(n)
         if table.this.quoted and table.name.startswith("__") and table.args.get("db") is None:
@@ -94,7 +96,7 @@ def table_references(tree: exp.Expression, ctx: SqlContext) -> list[TableUse]:
     """Replaces every reference to a stored table by `__t<n>` (keeping the name usable as an
     alias) and returns what each one refers to."""
     uses: list[TableUse] = []
-    for table in stored_references(tree):
+    for table in stored_references(Nodes(tree)):
         database, schema, name = qualify(table_parts(table), ctx, "query")
         registered = f"__t{len(uses)}"
         point, sample, span = time_point(table), block_sample(table), change_span(table)
