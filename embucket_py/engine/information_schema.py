@@ -30,6 +30,7 @@ from embucket_py.engine.scripting import declared_type
 from embucket_py.errors import ObjectNotFound, SnowflakeError, TableUnreadable, object_not_found
 from embucket_py.sql.constraints import FOREIGN_KEY
 from embucket_py.sql.context import SqlContext
+from embucket_py.stages.formats import file_format, option_text, show_options
 from embucket_py.stages.registry import StageRegistry
 from embucket_py.types import MAX_VARCHAR, SfType, arrow_field, from_arrow_field
 
@@ -68,6 +69,7 @@ def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContex
     roles = access.context_roles(grants, sql_ctx)
     user = str(sql_ctx.values.get("CURRENT_USER") or "")
     session = int(sql_ctx.values.get("CURRENT_SESSION") or 0)
+    role = str(sql_ctx.values.get("CURRENT_ROLE") or "")
     return build(
         tables,
         database,
@@ -77,6 +79,7 @@ def build_for_query(tables: Tables, database: str, name: str, sql_ctx: SqlContex
         roles,
         user,
         session,
+        role,
     )
 
 
@@ -89,6 +92,7 @@ def build(
     roles: set[str] | None = None,
     user: str = "",
     session: int = 0,
+    role: str = "",
 ) -> pa.Table:
     """One INFORMATION_SCHEMA view of a database, as an Arrow table.
 
@@ -108,6 +112,7 @@ def build(
         "APPLICABLE_ROLES": lambda: _applicable_roles(grants, user),
         "TABLE_PRIVILEGES": scope.table_privilege_rows,
         "STAGES": lambda: scope.stage_rows(session),
+        "FILE_FORMATS": lambda: scope.file_format_rows(session, role),
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
         "TABLES": scope.table_rows,
@@ -162,6 +167,24 @@ def _yes_no(flag: bool) -> str:
 
 def _millis(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+# FILE_FORMATS' text columns that are options of the format (NULL for a type without them).
+_FORMAT_TEXTS = (
+    "RECORD_DELIMITER",
+    "FIELD_DELIMITER",
+    "DATE_FORMAT",
+    "TIME_FORMAT",
+    "TIMESTAMP_FORMAT",
+    "BINARY_FORMAT",
+    "ESCAPE",
+    "ESCAPE_UNENCLOSED_FIELD",
+    "TRIM_SPACE",
+    "FIELD_OPTIONALLY_ENCLOSED_BY",
+    "NULL_IF",
+    "COMPRESSION",
+    "ERROR_ON_COLUMN_COUNT_MISMATCH",
+)
 
 
 def _utc(value: datetime) -> datetime:
@@ -478,6 +501,28 @@ class _Scope:
                     "COMMENT": s.comment,
                     "CREATED": created,
                     "LAST_ALTERED": created,
+                }
+
+    def file_format_rows(self, session: int, role: str) -> Rows:
+        """Named file formats (a session's temporary ones to that session only), each option at its
+        effective value as DESCRIBE FILE FORMAT shows it; NULL where the type has no such option.
+        File formats carry no grants here: their owner is the querying role, as SHOW shows."""
+        registry = StageRegistry(self.tables.metastore)
+        for schema in self.schemas:
+            for f in registry.file_formats(self.database, schema, session):
+                options = show_options(file_format(f.options))
+                created = _utc(f.created_on)
+                yield {
+                    "FILE_FORMAT_CATALOG": self.database,
+                    "FILE_FORMAT_SCHEMA": schema,
+                    "FILE_FORMAT_NAME": f.name,
+                    "FILE_FORMAT_OWNER": role,
+                    "FILE_FORMAT_TYPE": options["TYPE"],
+                    **{k: option_text(options[k]) for k in _FORMAT_TEXTS if k in options},
+                    "SKIP_HEADER": options.get("SKIP_HEADER"),
+                    "CREATED": created,
+                    "LAST_ALTERED": created,
+                    "COMMENT": f.comment,
                 }
 
     def storage_rows(self) -> Rows:

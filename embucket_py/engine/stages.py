@@ -27,7 +27,7 @@ from embucket_py.sql.context import SqlContext
 from embucket_py.sql.names import like_matches, normalize
 from embucket_py.sql.stages import StageLocation
 from embucket_py.stages.fileio import StagedFile, StageStore, cached_md5, internal_root
-from embucket_py.stages.formats import FileFormat, file_format, show_options
+from embucket_py.stages.formats import FileFormat, file_format, option_text, show_options
 from embucket_py.stages.registry import StageInfo, StageRegistry
 from embucket_py.types import MAX_VARCHAR, SfType
 
@@ -315,14 +315,6 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _property_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, list):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    return "" if value is None else str(value)
-
-
 def describe(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> QueryResult:
     if ref.kind == "FILE FORMAT":
         fmt = file_format(resolver.registry.require_file_format(ref.parts, session.id).options)
@@ -342,8 +334,8 @@ def describe(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> Q
                 .replace("bool", "Boolean")
                 .replace("list", "List")
                 .replace("NoneType", "String"),
-                _property_text(v),
-                _property_text(show_options(default).get(k)),
+                option_text(v),
+                option_text(show_options(default).get(k)),
             )
             for k, v in show_options(fmt).items()
         ]
@@ -352,7 +344,7 @@ def describe(resolver: StageResolver, session: Session, ref: sql.ObjectRef) -> Q
     fmt = resolver.named_or_inline(stage.file_format, session, SqlContext(stage.database, stage.schema))
     default = show_options(file_format({"TYPE": fmt.type}))
     rows = [
-        ("STAGE_FILE_FORMAT", k, "String", _property_text(v), _property_text(default.get(k)))
+        ("STAGE_FILE_FORMAT", k, "String", option_text(v), option_text(default.get(k)))
         for k, v in show_options(fmt).items()
     ]
     rows += [

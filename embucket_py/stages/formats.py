@@ -178,6 +178,15 @@ def show_options(fmt: FileFormat) -> dict[str, Any]:
     return {"TYPE": fmt.type, **{k: fmt.option(k) for k in _DEFAULTS[fmt.type]}}
 
 
+def option_text(value: Any) -> str:
+    """An option's value as DESCRIBE FILE FORMAT and INFORMATION_SCHEMA.FILE_FORMATS show it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return "" if value is None else str(value)
+
+
 # --- decompression -------------------------------------------------------------------------------
 
 

@@ -152,3 +152,37 @@ def test_stages_lists_named_stages(cur: SnowflakeCursor) -> None:
         ("PUBLIC", "INSIDE", None, "Internal Named", "ACCOUNTADMIN", "files", True),
         ("PUBLIC", "OUTSIDE", "s3://bucket/path/", "External Named", "ACCOUNTADMIN", None, True),
     ]
+
+
+def test_file_formats_lists_named_file_formats(cur: SnowflakeCursor) -> None:
+    cur.execute(
+        "create file format pipes type = csv field_delimiter = '|' skip_header = 1 "
+        "null_if = ('NULL', '') comment = 'pipe files'"
+    )
+    cur.execute("create file format lines type = json")
+    cur.execute("create schema other_formats")
+    cur.execute("create file format other_formats.plain type = csv")
+    rows = cur.execute(
+        "select file_format_schema, file_format_name, file_format_type, file_format_owner, field_delimiter, "
+        "skip_header, null_if, trim_space, compression, comment, created = last_altered "
+        "from information_schema.file_formats order by file_format_schema, file_format_name"
+    ).fetchall()
+    assert rows == [
+        ("OTHER_FORMATS", "PLAIN", "CSV", "ACCOUNTADMIN", ",", 0, "[\\N]", "false", "AUTO", None, True),
+        ("PUBLIC", "LINES", "JSON", "ACCOUNTADMIN", None, None, "[]", None, "AUTO", None, True),
+        ("PUBLIC", "PIPES", "CSV", "ACCOUNTADMIN", "|", 1, "[NULL, ]", "false", "AUTO", "pipe files", True),
+    ]
+    cur.execute("select * from information_schema.file_formats")
+    assert [d.name for d in cur.description] == [
+        "FILE_FORMAT_CATALOG", "FILE_FORMAT_SCHEMA", "FILE_FORMAT_NAME", "FILE_FORMAT_OWNER",
+        "FILE_FORMAT_TYPE", "RECORD_DELIMITER", "FIELD_DELIMITER", "SKIP_HEADER", "DATE_FORMAT",
+        "TIME_FORMAT", "TIMESTAMP_FORMAT", "BINARY_FORMAT", "ESCAPE", "ESCAPE_UNENCLOSED_FIELD",
+        "TRIM_SPACE", "FIELD_OPTIONALLY_ENCLOSED_BY", "NULL_IF", "COMPRESSION",
+        "ERROR_ON_COLUMN_COUNT_MISMATCH", "CREATED", "LAST_ALTERED", "COMMENT",
+    ]  # fmt: skip
+    # The same options DESCRIBE FILE FORMAT shows.
+    shown = dict((r[0], r[2]) for r in cur.execute("describe file format public.pipes").fetchall())
+    (null_if,) = cur.execute(
+        "select null_if from information_schema.file_formats where file_format_name = 'PIPES'"
+    ).fetchone()
+    assert null_if == shown["NULL_IF"]
