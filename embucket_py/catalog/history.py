@@ -46,6 +46,7 @@ history_table = sa.Table(
     sa.Column("error_message", sa.Text),
     sa.Column("start_ms", sa.BigInteger, nullable=False, index=True),
     sa.Column("end_ms", sa.BigInteger),
+    sa.Column("compiled_ms", sa.BigInteger),  # when its plan was made: compilation ends there
     sa.Column("rows_produced", sa.BigInteger),
     sa.Column("bytes_scanned", sa.BigInteger),
     sa.Column("partitions_scanned", sa.BigInteger),
@@ -153,6 +154,7 @@ class QueryHistory:
         bytes_scanned: int | None = None,
         partitions_scanned: int | None = None,
         partitions_total: int | None = None,
+        compiled_ms: int | None = None,
     ) -> None:
         values: dict[str, object] = {
             "end_ms": end_ms,
@@ -170,6 +172,8 @@ class QueryHistory:
             values["partitions_scanned"] = partitions_scanned
         if partitions_total is not None:
             values["partitions_total"] = partitions_total
+        if compiled_ms is not None:
+            values["compiled_ms"] = compiled_ms
         self._submit(_Write(query_id, finish=values))
 
     def times(self, query_id: str) -> tuple[int, int] | None:

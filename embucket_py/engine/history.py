@@ -103,7 +103,12 @@ def run_recorded(
         else:
             rows = 0  # a status message is no produced row
         history.finished(
-            query_id, end_ms=int(time.time() * 1000), query_type=query_type, rows=rows, **_scanned(result)
+            query_id,
+            end_ms=int(time.time() * 1000),
+            query_type=query_type,
+            rows=rows,
+            compiled_ms=result.compiled_ms,
+            **_scanned(result),
         )
         if not result.is_dml:
             _save(history, query_id, result, batches)
@@ -179,7 +184,12 @@ def _recording(
         history.finished(query_id, end_ms=int(time.time() * 1000), error=(e.code_text, e.message))
         raise
     history.finished(
-        query_id, end_ms=int(time.time() * 1000), query_type=query_type, rows=rows, **_scanned(result)
+        query_id,
+        end_ms=int(time.time() * 1000),
+        query_type=query_type,
+        rows=rows,
+        compiled_ms=result.compiled_ms,
+        **_scanned(result),
     )
     if kept is not None:
         _save(history, query_id, result, kept)
@@ -389,6 +399,8 @@ HISTORY_COLUMNS: list[tuple[str, SfType, str]] = [
     ("TOTAL_ELAPSED_TIME", NUMBER_38_0, ""),
     ("BYTES_SCANNED", NUMBER_38_0, "bytes_scanned"),
     ("ROWS_PRODUCED", NUMBER_38_0, "rows_produced"),
+    ("COMPILATION_TIME", NUMBER_38_0, ""),
+    ("EXECUTION_TIME", NUMBER_38_0, ""),
     ("PARTITIONS_SCANNED", NUMBER_38_0, "partitions_scanned"),
     ("PARTITIONS_TOTAL", NUMBER_38_0, "partitions_total"),
     ("TRANSACTION_ID", NUMBER_38_0, "transaction_id"),
@@ -402,9 +414,21 @@ def _history_row(row: dict[str, Any]) -> dict[str, Any]:
             out[name] = millis_to_datetime(row[source])
         elif name == "TOTAL_ELAPSED_TIME":
             out[name] = row["end_ms"] - row["start_ms"] if row["end_ms"] is not None else None
+        elif name in ("COMPILATION_TIME", "EXECUTION_TIME"):
+            out[name] = _phase(row, name == "COMPILATION_TIME")
         else:
             out[name] = row[source]
     return {naming.stored(k): v for k, v in out.items()}
+
+
+def _phase(row: dict[str, Any], compiling: bool) -> int | None:
+    """Milliseconds compiling (start to plan) or executing (plan to end); a statement that made
+    no query plan (DDL, a failure before planning) spent its time compiling, as far as is known."""
+    start, end = row["start_ms"], row["end_ms"]
+    if end is None:
+        return None
+    planned = min(max(row.get("compiled_ms") or end, start), end)
+    return planned - start if compiling else end - planned
 
 
 def build(history: QueryHistory, encoded: str, session_id: int, user: str | None = None) -> pa.Table:

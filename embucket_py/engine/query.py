@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pyarrow as pa
 from datafusion import DataFrame, SessionContext
@@ -286,18 +288,25 @@ def run_query(
     if _literals_only(tree) and len(translation.sql) <= _LITERAL_SQL_CHARS:
         key = (translation.sql, tuple(translation.projected))
         columns, batches = LITERAL_RESULTS.get(key, lambda: _literal_result(tables, tree, ctx, translation))
-        return QueryResult(list(columns), list(batches), StatementType.SELECT, scan=scan.ScanStats())
+        return QueryResult(
+            list(columns), list(batches), StatementType.SELECT, scan=scan.ScanStats(), compiled_ms=_now_ms()
+        )
     stored = load_tables(tables, translation.tables, ctx)
     key = REUSED.key(translation, stored) if reuse_enabled(ctx.parameters) else None
     if key is not None and (reused := REUSED.get(key)) is not None:
-        return reused.result()
+        return replace(reused.result(), compiled_ms=_now_ms())
     frame, names = _plan_translated(tables, tree, ctx, translation, stored, cancel, share=True)
+    compiled = _now_ms()
     stats = frame.session_context.scan_stats  # type: ignore[attr-defined]
     schema, batches = _as_executed(frame.schema(), stream(frame, cancel, stats))
     columns = columns_of(schema, names)
     if key is not None:
         batches = REUSED.keep(key, columns, batches)
-    return QueryResult(columns, batches, StatementType.SELECT, scan=stats)
+    return QueryResult(columns, batches, StatementType.SELECT, scan=stats, compiled_ms=compiled)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 # A SELECT of literals alone (`SELECT 1`, `SELECT 'a' AS x, -2.5, NULL`), as tools send to

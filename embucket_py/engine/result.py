@@ -56,6 +56,8 @@ class QueryResult:
     stats: dict[str, int] = field(default_factory=dict)
     # What a query's table scans held and read (complete once `batches` is exhausted).
     scan: ScanStats | None = None
+    # When a query's plan was made (epoch ms): its compilation ends and its execution begins.
+    compiled_ms: int | None = None
 
     @property
     def is_dml(self) -> bool:

@@ -82,6 +82,27 @@ def test_query_history_by_session_records_status_and_errors(cur: Any) -> None:
     assert limited.fetchall() == [(2,)]
 
 
+def test_query_history_splits_compilation_from_execution(cur: Any) -> None:
+    cur.execute("CREATE TABLE phases (n INT)")
+    ddl = cur.sfqid
+    # Enough rows that executing takes measurable time.
+    cur.execute("INSERT INTO phases SELECT SEQ4() FROM TABLE(GENERATOR(ROWCOUNT => 300000))")
+    cur.execute("SELECT COUNT(DISTINCT n % 1000), SUM(n * n) FROM phases, (SELECT 1 UNION ALL SELECT 2)")
+    query = cur.sfqid
+    rows = cur.execute(
+        "SELECT query_id, total_elapsed_time, compilation_time, execution_time "
+        "FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY_BY_SESSION())"
+    ).fetchall()
+    by_id = {r[0]: r[1:] for r in rows}
+    for total, compiling, executing in by_id.values():
+        if total is not None:  # the history query itself is still running
+            assert compiling >= 0 and executing >= 0 and compiling + executing == total
+    total, compiling, executing = by_id[query]
+    assert executing > 0 and compiling < total
+    # A statement without a query plan spends its time compiling.
+    assert by_id[ddl][2] == 0 and by_id[ddl][1] == by_id[ddl][0]
+
+
 def test_history_and_results_survive_a_restart(tmp_path: Path) -> None:
     server = Server(tmp_path)
     server.start()
