@@ -113,6 +113,8 @@ def build(
         "TABLE_PRIVILEGES": scope.table_privilege_rows,
         "STAGES": lambda: scope.stage_rows(session),
         "FILE_FORMATS": lambda: scope.file_format_rows(session, role),
+        "OBJECT_PRIVILEGES": lambda: scope.object_privilege_rows(session),
+        "USAGE_PRIVILEGES": scope.usage_privilege_rows,
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
         "TABLES": scope.table_rows,
@@ -185,6 +187,26 @@ _FORMAT_TEXTS = (
     "COMPRESSION",
     "ERROR_ON_COLUMN_COUNT_MISMATCH",
 )
+
+
+def _object_privilege(
+    on: Securable, grantor: str, grantee: str, privilege: str, grantable: bool, created: datetime | None
+) -> dict[str, Any]:
+    """A row of OBJECT_PRIVILEGES / USAGE_PRIVILEGES: the object named within its container (a
+    database by its name alone, a schema within its database)."""
+    path = [p for p in (on.database, on.schema, on.name.removeprefix("@")) if p]
+    return {
+        "GRANTOR": grantor,
+        "GRANTEE": grantee,
+        "GRANTED_TO": "ROLE",
+        "OBJECT_CATALOG": path[0] if len(path) > 1 else None,
+        "OBJECT_SCHEMA": path[1] if len(path) > 2 else None,
+        "OBJECT_NAME": path[-1],
+        "OBJECT_TYPE": on.kind,
+        "PRIVILEGE_TYPE": privilege,
+        "IS_GRANTABLE": _yes_no(grantable),
+        "CREATED": _utc(created) if created else None,
+    }
 
 
 def _utc(value: datetime) -> datetime:
@@ -481,6 +503,33 @@ class _Scope:
                     "WITH_HIERARCHY": "NO",
                     "CREATED": _utc(g.created_on),
                 }
+
+    def object_privilege_rows(self, session: int) -> Rows:
+        """The grants on every object of the database the role sees: the database, its schemas,
+        tables, views and stages (an owner holds OWNERSHIP alone), and its sequences' ownership."""
+        grants = self.tables.metastore.grants
+        objects = [Securable("DATABASE", self.database)]
+        objects += [Securable("SCHEMA", self.database, s) for s in self.schemas]
+        objects += [Securable("TABLE", self.database, ref.schema, ref.name) for ref, _ in self.loaded()]
+        objects += [Securable("VIEW", self.database, v.schema, v.name) for v in self.views()]
+        registry = StageRegistry(self.tables.metastore)
+        for schema in self.schemas:
+            named = registry.stages(self.database, schema, session)
+            objects += [
+                on for on in (stage(self.database, schema, s.name) for s in named) if self.visible(on)
+            ]
+        for on in objects:
+            for g in grants.grants_on(on):
+                granted = (g.granted_by or g.role, g.role, g.privilege, g.grant_option, g.created_on)
+                yield _object_privilege(on, *granted)
+        yield from self.usage_privilege_rows()
+
+    def usage_privilege_rows(self) -> Rows:
+        """Sequences carry no grants of their own here: their owner's OWNERSHIP, as SEQUENCES shows."""
+        for schema in self.schemas:
+            for s in self.tables.sequences.list(self.database, schema):
+                on = Securable("SEQUENCE", self.database, schema, s.name)
+                yield _object_privilege(on, OWNER, OWNER, "OWNERSHIP", True, s.created_on)
 
     def stage_rows(self, session: int) -> Rows:
         """Named stages the role sees (a session's temporary stages to that session only)."""

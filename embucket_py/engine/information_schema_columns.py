@@ -204,6 +204,16 @@ FILE_FORMATS: Columns = [
     *_text("COMMENT"),
 ]
 
+# https://docs.snowflake.com/en/sql-reference/info-schema/object_privileges
+OBJECT_PRIVILEGES: Columns = [
+    *_text("GRANTOR", "GRANTEE", "GRANTED_TO", "OBJECT_CATALOG", "OBJECT_SCHEMA", "OBJECT_NAME"),
+    *_text("OBJECT_TYPE", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
+    ("CREATED", TIMESTAMP_LTZ),
+]
+
+# https://docs.snowflake.com/en/sql-reference/info-schema/usage_privileges (privileges on sequences)
+USAGE_PRIVILEGES = OBJECT_PRIVILEGES
+
 LAYOUTS: dict[str, Columns] = {
     "DATABASES": DATABASES,
     "SCHEMATA": SCHEMATA,
@@ -222,4 +232,6 @@ LAYOUTS: dict[str, Columns] = {
     "TABLE_PRIVILEGES": TABLE_PRIVILEGES,
     "STAGES": STAGES,
     "FILE_FORMATS": FILE_FORMATS,
+    "OBJECT_PRIVILEGES": OBJECT_PRIVILEGES,
+    "USAGE_PRIVILEGES": USAGE_PRIVILEGES,
 }

@@ -186,3 +186,38 @@ def test_file_formats_lists_named_file_formats(cur: SnowflakeCursor) -> None:
         "select null_if from information_schema.file_formats where file_format_name = 'PIPES'"
     ).fetchone()
     assert null_if == shown["NULL_IF"]
+
+
+def test_object_and_usage_privileges(cur: SnowflakeCursor, server: Server, database: str) -> None:
+    cur.execute("create table t (a int)")
+    cur.execute("create stage files")
+    cur.execute("create sequence seq")
+    role = reading_role(server, database, "OP")
+    cur.execute(f"grant select on table t to role {role}")
+    rows = cur.execute(
+        "select grantee, object_catalog, object_schema, object_name, object_type, privilege_type, "
+        "is_grantable from information_schema.object_privileges "
+        "where object_type <> 'DATABASE' or object_name = current_database() "
+        "order by object_type, object_name, grantee, privilege_type"
+    ).fetchall()
+    assert ("ACCOUNTADMIN", None, None, database, "DATABASE", "OWNERSHIP", "YES") in rows
+    assert (role, None, None, database, "DATABASE", "USAGE", "NO") in rows
+    assert (role, database, None, "PUBLIC", "SCHEMA", "USAGE", "NO") in rows
+    assert ("ACCOUNTADMIN", database, "PUBLIC", "T", "TABLE", "OWNERSHIP", "YES") in rows
+    assert (role, database, "PUBLIC", "T", "TABLE", "SELECT", "NO") in rows
+    assert ("ACCOUNTADMIN", database, "PUBLIC", "FILES", "STAGE", "OWNERSHIP", "YES") in rows
+    assert ("ACCOUNTADMIN", database, "PUBLIC", "SEQ", "SEQUENCE", "OWNERSHIP", "YES") in rows
+    usage = cur.execute(
+        "select object_name, object_type, privilege_type from information_schema.usage_privileges"
+    )
+    assert usage.fetchall() == [("SEQ", "SEQUENCE", "OWNERSHIP")]
+    # Another role sees the objects it holds privileges on, and their grants.
+    cur.execute(f"use role {role}")
+    try:
+        seen = cur.execute(
+            "select distinct object_type, object_name from information_schema.object_privileges "
+            "where object_type in ('TABLE', 'STAGE') order by 1, 2"
+        ).fetchall()
+        assert seen == [("TABLE", "T")]
+    finally:
+        cur.execute("use role accountadmin")
