@@ -29,6 +29,7 @@ from embucket_py.stages.convert import Target
 from embucket_py.stages.fileio import StagedFile, StageStore
 from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.load import FileOutcome, FileRequest, OnError, load_file, on_error
+from embucket_py.stages.registry import LoadRecord
 from embucket_py.stages.sink import DataFileSink
 
 # Snowflake answers COPY as DML (0x3600); as a query here, so its text and counts stay plain rows.
@@ -217,7 +218,7 @@ def copy_into_table(
     sink = DataFileSink(table)
     df_ctx = new_context()
     outcomes: list[FileOutcome] = []
-    loaded: list[tuple[str, str, int]] = []
+    loaded: list[LoadRecord] = []
     try:
         for file in files:
             request = _request(source, file, fmt, targets, d, ctx, match_mode, ref.name)
@@ -229,8 +230,7 @@ def copy_into_table(
             if outcome.status == "LOAD_FAILED" or validation:
                 sink.rollback(mark)
             outcomes.append(outcome)
-            if outcome.status != "LOAD_FAILED":
-                loaded.append((file.uri, file.etag, outcome.rows_loaded))
+            loaded.append(_load_record(file, outcome))
         if validation:
             sink.abort()
             return _errors_result(outcomes)
@@ -243,10 +243,29 @@ def copy_into_table(
         # Load history is not transactional: inside a transaction that may roll back, keep none.
         resolver.registry.record_loads(table_key, loaded)
     if d.options.get("PURGE"):
+        purged = {r.file for r in loaded if r.status != "LOAD_FAILED"}
         for file in files:
-            if any(uri == file.uri for uri, _, _ in loaded):
+            if file.uri in purged:
                 source.store.delete(file.path)
     return constant(RESULT_COLUMNS, [o.row() for o in outcomes], COPY_TYPE)
+
+
+def _load_record(file: StagedFile, outcome: FileOutcome) -> LoadRecord:
+    first = outcome.first_error
+    return LoadRecord(
+        file.uri,
+        file.etag,
+        outcome.file,
+        outcome.status,
+        outcome.rows_parsed,
+        outcome.rows_loaded,
+        outcome.errors_seen,
+        outcome.error_limit,
+        outcome.first_error_text,
+        first.line if first else None,
+        first.character if first else None,
+        outcome.column_name,
+    )
 
 
 def _request(

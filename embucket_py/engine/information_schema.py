@@ -115,6 +115,7 @@ def build(
         "FILE_FORMATS": lambda: scope.file_format_rows(session, role),
         "OBJECT_PRIVILEGES": lambda: scope.object_privilege_rows(session),
         "USAGE_PRIVILEGES": scope.usage_privilege_rows,
+        "LOAD_HISTORY": scope.load_history_rows,
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
         "TABLES": scope.table_rows,
@@ -530,6 +531,34 @@ class _Scope:
             for s in self.tables.sequences.list(self.database, schema):
                 on = Securable("SEQUENCE", self.database, schema, s.name)
                 yield _object_privilege(on, OWNER, OWNER, "OWNERSHIP", True, s.created_on)
+
+    def load_history_rows(self) -> Rows:
+        """What COPY INTO made of each file it read into the tables the role sees (a dropped
+        table's history goes with it; the newest load of a file replaces older ones)."""
+        registry = StageRegistry(self.tables.metastore)
+        by_key = {
+            ".".join(naming.stored(p) for p in (ref.database, ref.schema, ref.name)): ref
+            for ref, _ in self.loaded()
+        }
+        for key, load in registry.load_history(naming.stored(self.database) + "."):
+            ref = by_key.get(key)
+            if ref is None:
+                continue
+            yield {
+                "SCHEMA_NAME": ref.schema,
+                "FILE_NAME": load.file_name or load.file,
+                "TABLE_NAME": ref.name,
+                "LAST_LOAD_TIME": _utc(load.loaded_on) if load.loaded_on else None,
+                "STATUS": load.status or "LOADED",  # recorded before statuses were: loaded ones only
+                "ROW_COUNT": load.rows_loaded,
+                "ROW_PARSED": load.rows_parsed,
+                "FIRST_ERROR_MESSAGE": load.first_error,
+                "FIRST_ERROR_LINE_NUMBER": load.first_error_line,
+                "FIRST_ERROR_CHARACTER_POSITION": load.first_error_character,
+                "FIRST_ERROR_COL_NAME": load.first_error_column,
+                "ERROR_COUNT": load.error_count,
+                "ERROR_LIMIT": load.error_limit,
+            }
 
     def stage_rows(self, session: int) -> Rows:
         """Named stages the role sees (a session's temporary stages to that session only)."""

@@ -214,6 +214,21 @@ OBJECT_PRIVILEGES: Columns = [
 # https://docs.snowflake.com/en/sql-reference/info-schema/usage_privileges (privileges on sequences)
 USAGE_PRIVILEGES = OBJECT_PRIVILEGES
 
+# https://docs.snowflake.com/en/sql-reference/info-schema/load_history
+LOAD_HISTORY: Columns = [
+    *_text("SCHEMA_NAME", "FILE_NAME", "TABLE_NAME"),
+    ("LAST_LOAD_TIME", TIMESTAMP_LTZ),
+    *_text("STATUS"),
+    ("ROW_COUNT", NUMBER),
+    ("ROW_PARSED", NUMBER),
+    *_text("FIRST_ERROR_MESSAGE"),
+    ("FIRST_ERROR_LINE_NUMBER", NUMBER),
+    ("FIRST_ERROR_CHARACTER_POSITION", NUMBER),
+    *_text("FIRST_ERROR_COL_NAME"),
+    ("ERROR_COUNT", NUMBER),
+    ("ERROR_LIMIT", NUMBER),
+]
+
 LAYOUTS: dict[str, Columns] = {
     "DATABASES": DATABASES,
     "SCHEMATA": SCHEMATA,
@@ -234,4 +249,5 @@ LAYOUTS: dict[str, Columns] = {
     "FILE_FORMATS": FILE_FORMATS,
     "OBJECT_PRIVILEGES": OBJECT_PRIVILEGES,
     "USAGE_PRIVILEGES": USAGE_PRIVILEGES,
+    "LOAD_HISTORY": LOAD_HISTORY,
 }

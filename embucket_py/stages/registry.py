@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from embucket_py import naming
-from embucket_py.catalog.metastore import Metastore
+from embucket_py.catalog.metastore import Metastore, add_missing_columns
 from embucket_py.errors import already_exists, object_not_found
 
 _meta = sa.MetaData()
@@ -53,6 +53,17 @@ load_history_table = sa.Table(
     sa.Column("etag", sa.String(128), nullable=False),  # size + modification time
     sa.Column("rows_loaded", sa.BigInteger, nullable=False),
     sa.Column("loaded_on", sa.DateTime, nullable=False),
+    # What COPY answered for the file (INFORMATION_SCHEMA.LOAD_HISTORY); a failed file is kept
+    # too, and loaded again by the next COPY.
+    sa.Column("file_name", sa.Text),  # as COPY's answer names the file
+    sa.Column("status", sa.String(32)),
+    sa.Column("rows_parsed", sa.BigInteger),
+    sa.Column("error_count", sa.BigInteger),
+    sa.Column("error_limit", sa.BigInteger),
+    sa.Column("first_error", sa.Text),
+    sa.Column("first_error_line", sa.BigInteger),
+    sa.Column("first_error_character", sa.BigInteger),
+    sa.Column("first_error_column", sa.Text),
 )
 
 
@@ -86,6 +97,28 @@ class FileFormatInfo:
     created_on: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
+@dataclass(frozen=True)
+class LoadRecord:
+    """One file COPY read into a table: COPY's answer for it."""
+
+    file: str  # full URI
+    etag: str
+    file_name: str | None  # as COPY's answer names it (None: recorded before names were)
+    status: str | None  # LOADED, PARTIALLY_LOADED or LOAD_FAILED (None: recorded before statuses were)
+    rows_parsed: int | None
+    rows_loaded: int
+    error_count: int | None
+    error_limit: int | None
+    first_error: str | None = None
+    first_error_line: int | None = None
+    first_error_character: int | None = None
+    first_error_column: str | None = None
+    loaded_on: datetime | None = None  # when recorded
+
+
+_FAILED = "LOAD_FAILED"
+
+
 def _key(database: str, schema: str, name: str) -> dict[str, str]:
     return {"database": naming.stored(database), "schema": naming.stored(schema), "name": naming.stored(name)}
 
@@ -96,6 +129,7 @@ class StageRegistry:
     def __init__(self, metastore: Metastore) -> None:
         self.metastore = metastore
         _meta.create_all(metastore.engine)
+        add_missing_columns(metastore.engine, load_history_table)
 
     # --- shared ---------------------------------------------------------------------------------
 
@@ -290,33 +324,43 @@ class StageRegistry:
 
     def loaded_files(self, table_key: str) -> dict[str, str]:
         """file URI -> etag of every file loaded into a table (COPY skips them unless FORCE)."""
+        c = load_history_table.c
         with self.metastore.engine.connect() as conn:
             rows = conn.execute(
-                sa.select(load_history_table.c.file, load_history_table.c.etag).where(
-                    load_history_table.c.table_key == table_key
+                sa.select(c.file, c.etag).where(
+                    c.table_key == table_key, sa.or_(c.status.is_(None), c.status != _FAILED)
                 )
             )
             return {r.file: r.etag for r in rows}
 
-    def record_loads(self, table_key: str, loads: list[tuple[str, str, int]]) -> None:
-        """Remembers (file URI, etag, rows loaded) for a table, replacing older entries."""
+    def record_loads(self, table_key: str, loads: list[LoadRecord]) -> None:
+        """Remembers what COPY made of each file for a table, replacing older entries."""
         if not loads:
             return
         now = datetime.now(UTC)
+        c = load_history_table.c
         with self.metastore.engine.begin() as conn:
-            for file, _, _ in loads:
-                conn.execute(
-                    load_history_table.delete().where(
-                        load_history_table.c.table_key == table_key, load_history_table.c.file == file
-                    )
-                )
+            for load in loads:
+                conn.execute(load_history_table.delete().where(c.table_key == table_key, c.file == load.file))
             conn.execute(
                 load_history_table.insert(),
                 [
-                    {"table_key": table_key, "file": f, "etag": e, "rows_loaded": n, "loaded_on": now}
-                    for f, e, n in loads
+                    {k: v for k, v in vars(load).items() if k != "loaded_on"}
+                    | {"table_key": table_key, "loaded_on": now}
+                    for load in loads
                 ],
             )
+
+    def load_history(self, key_prefix: str) -> list[tuple[str, LoadRecord]]:
+        """(table key, record) of every file loaded into the tables whose keys start so."""
+        c = load_history_table.c
+        query = sa.select(load_history_table).where(
+            sa.func.substr(c.table_key, 1, len(key_prefix), type_=sa.String) == key_prefix
+        )
+        fields = [f for f in LoadRecord.__dataclass_fields__]
+        with self.metastore.engine.connect() as conn:
+            rows = conn.execute(query.order_by(c.loaded_on, c.file)).mappings().all()
+        return [(r["table_key"], LoadRecord(**{f: r[f] for f in fields})) for r in rows]
 
     def drop_session(self, session_id: int) -> list[StageInfo]:
         """Drops a closed session's temporary stages and file formats; returns the stages."""

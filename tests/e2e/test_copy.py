@@ -65,6 +65,29 @@ def test_rerun_skips_loaded_files_unless_force(staged) -> None:
     assert staged.execute("SELECT COUNT(*) FROM t WHERE id = 10").fetchall() == [(2,)]
 
 
+def test_load_history_view_keeps_what_copy_answered(staged) -> None:
+    staged.execute("COPY INTO t FROM @st ON_ERROR=SKIP_FILE")
+    history = """
+        SELECT schema_name, table_name, file_name, status, row_count, row_parsed, error_count, error_limit,
+               first_error_message, first_error_line_number, first_error_character_position,
+               first_error_col_name, last_load_time IS NOT NULL
+        FROM information_schema.load_history ORDER BY file_name"""
+    assert staged.execute(history).fetchall() == [
+        ("PUBLIC", "T", "st/bad.csv", "LOAD_FAILED", 0, 3, 1, 1, "Numeric value 'x' is not recognized", 3, 8,
+         '"T"["AMOUNT":3]', True),
+        ("PUBLIC", "T", "st/good.csv", "LOADED", 1, 1, 0, 1, None, None, None, None, True),
+    ]  # fmt: skip
+    # A failed file is loaded again by the next COPY, and its record replaced.
+    again = staged.execute("COPY INTO t FROM @st ON_ERROR=CONTINUE").fetchall()
+    assert [(r[0], r[1]) for r in again] == [("st/bad.csv", "PARTIALLY_LOADED")]
+    assert [r[2:5] for r in staged.execute(history).fetchall()] == [
+        ("st/bad.csv", "PARTIALLY_LOADED", 2), ("st/good.csv", "LOADED", 1)
+    ]  # fmt: skip
+    # A dropped table's history goes with it.
+    staged.execute("DROP TABLE t")
+    assert staged.execute(history).fetchall() == []
+
+
 def test_purge_removes_loaded_files(staged) -> None:
     staged.execute("COPY INTO t FROM @st FILES=('good.csv') PURGE=TRUE")
     assert [r[0] for r in staged.execute("LIST @st").fetchall()] == ["st/bad.csv"]
