@@ -230,7 +230,7 @@ def copy_into_table(
             if outcome.status == "LOAD_FAILED" or validation:
                 sink.rollback(mark)
             outcomes.append(outcome)
-            loaded.append(_load_record(file, outcome))
+            loaded.append(outcome.record(file.uri, file.etag))
         if validation:
             sink.abort()
             return _errors_result(outcomes)
@@ -248,24 +248,6 @@ def copy_into_table(
             if file.uri in purged:
                 source.store.delete(file.path)
     return constant(RESULT_COLUMNS, [o.row() for o in outcomes], COPY_TYPE)
-
-
-def _load_record(file: StagedFile, outcome: FileOutcome) -> LoadRecord:
-    first = outcome.first_error
-    return LoadRecord(
-        file.uri,
-        file.etag,
-        outcome.file,
-        outcome.status,
-        outcome.rows_parsed,
-        outcome.rows_loaded,
-        outcome.errors_seen,
-        outcome.error_limit,
-        outcome.first_error_text,
-        first.line if first else None,
-        first.character if first else None,
-        outcome.column_name,
-    )
 
 
 def _request(

@@ -9,7 +9,7 @@ import io
 import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -29,6 +29,7 @@ from embucket_py.stages import formats
 from embucket_py.stages.convert import Converted, RowError, Target, convert, preformat
 from embucket_py.stages.fileio import StagedFile, StageStore
 from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
+from embucket_py.stages.registry import LoadRecord
 
 # A bad row's error by its message's first word (conversions: errors.not_recognized).
 _ERROR_CODES = {
@@ -101,9 +102,12 @@ class FileOutcome:
     first_error_text: str | None = None
     column_name: str | None = None
 
-    def row(self) -> tuple[Any, ...]:
+    def record(self, uri: str, etag: str) -> LoadRecord:
+        """What the load history keeps of the file (`uri`, `etag`: the staged file's)."""
         first = self.first_error
-        return (
+        return LoadRecord(
+            uri,
+            etag,
             self.file,
             self.status,
             self.rows_parsed,
@@ -115,6 +119,10 @@ class FileOutcome:
             first.character if first else None,
             self.column_name,
         )
+
+    def row(self) -> tuple[Any, ...]:
+        """COPY's answer for the file: the record's fields from its name on, ids left out."""
+        return astuple(self.record("", ""))[2:-1]
 
 
 @dataclass

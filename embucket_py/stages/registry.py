@@ -99,7 +99,8 @@ class FileFormatInfo:
 
 @dataclass(frozen=True)
 class LoadRecord:
-    """One file COPY read into a table: COPY's answer for it."""
+    """One file COPY read into a table: COPY's answer for it (from `file_name` on, in the
+    answer's column order)."""
 
     file: str  # full URI
     etag: str
@@ -107,8 +108,8 @@ class LoadRecord:
     status: str | None  # LOADED, PARTIALLY_LOADED or LOAD_FAILED (None: recorded before statuses were)
     rows_parsed: int | None
     rows_loaded: int
-    error_count: int | None
     error_limit: int | None
+    error_count: int | None
     first_error: str | None = None
     first_error_line: int | None = None
     first_error_character: int | None = None
