@@ -116,6 +116,7 @@ def build(
         "OBJECT_PRIVILEGES": lambda: scope.object_privilege_rows(session),
         "USAGE_PRIVILEGES": scope.usage_privilege_rows,
         "LOAD_HISTORY": scope.load_history_rows,
+        "PIPES": lambda: iter([]),  # no Snowpipe here: SHOW PIPES answers no rows either
         "DATABASES": scope.database_rows,
         "SCHEMATA": scope.schema_rows,
         "TABLES": scope.table_rows,

@@ -229,6 +229,15 @@ LOAD_HISTORY: Columns = [
     ("ERROR_LIMIT", NUMBER),
 ]
 
+# https://docs.snowflake.com/en/sql-reference/info-schema/pipes (this server has no pipes)
+PIPES: Columns = [
+    *_text("PIPE_CATALOG", "PIPE_SCHEMA", "PIPE_NAME", "PIPE_OWNER", "DEFINITION", "IS_AUTOINGEST_ENABLED"),
+    *_text("NOTIFICATION_CHANNEL_NAME"),
+    ("CREATED", TIMESTAMP_LTZ),
+    ("LAST_ALTERED", TIMESTAMP_LTZ),
+    *_text("COMMENT", "PATTERN"),
+]
+
 LAYOUTS: dict[str, Columns] = {
     "DATABASES": DATABASES,
     "SCHEMATA": SCHEMATA,
@@ -250,4 +259,5 @@ LAYOUTS: dict[str, Columns] = {
     "OBJECT_PRIVILEGES": OBJECT_PRIVILEGES,
     "USAGE_PRIVILEGES": USAGE_PRIVILEGES,
     "LOAD_HISTORY": LOAD_HISTORY,
+    "PIPES": PIPES,
 }

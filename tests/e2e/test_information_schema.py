@@ -221,3 +221,11 @@ def test_object_and_usage_privileges(cur: SnowflakeCursor, server: Server, datab
         assert seen == [("TABLE", "T")]
     finally:
         cur.execute("use role accountadmin")
+
+
+def test_pipes_answers_its_columns_with_no_rows(cur: SnowflakeCursor) -> None:
+    assert cur.execute("select * from information_schema.pipes").fetchall() == []
+    assert [d.name for d in cur.description] == [
+        "PIPE_CATALOG", "PIPE_SCHEMA", "PIPE_NAME", "PIPE_OWNER", "DEFINITION", "IS_AUTOINGEST_ENABLED",
+        "NOTIFICATION_CHANNEL_NAME", "CREATED", "LAST_ALTERED", "COMMENT", "PATTERN",
+    ]  # fmt: skip
