@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -172,6 +172,8 @@ def _yes_no(flag: bool) -> str:
 def _millis(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
+
+LOAD_HISTORY_DAYS = timedelta(days=14)
 
 # FILE_FORMATS' text columns that are options of the format (NULL for a type without them).
 _FORMAT_TEXTS = (
@@ -534,22 +536,25 @@ class _Scope:
                 yield _object_privilege(on, OWNER, OWNER, "OWNERSHIP", True, s.created_on)
 
     def load_history_rows(self) -> Rows:
-        """What COPY INTO made of each file it read into the tables the role sees (a dropped
-        table's history goes with it; the newest load of a file replaces older ones)."""
+        """What COPY INTO made of each file it read into the tables the role sees over the last
+        14 days, as on Snowflake (a dropped table's history goes with it; the newest load of a file
+        replaces older ones; COPY itself remembers loaded files longer)."""
         registry = StageRegistry(self.tables.metastore)
+        since = datetime.now(UTC) - LOAD_HISTORY_DAYS
         by_key = {
             ".".join(naming.stored(p) for p in (ref.database, ref.schema, ref.name)): ref
             for ref, _ in self.loaded()
         }
         for key, load in registry.load_history(naming.stored(self.database) + "."):
             ref = by_key.get(key)
-            if ref is None:
+            loaded = _utc(load.loaded_on) if load.loaded_on else None
+            if ref is None or (loaded is not None and loaded < since):
                 continue
             yield {
                 "SCHEMA_NAME": ref.schema,
                 "FILE_NAME": load.file_name or load.file,
                 "TABLE_NAME": ref.name,
-                "LAST_LOAD_TIME": _utc(load.loaded_on) if load.loaded_on else None,
+                "LAST_LOAD_TIME": loaded,
                 "STATUS": load.status or "LOADED",  # recorded before statuses were: loaded ones only
                 "ROW_COUNT": load.rows_loaded,
                 "ROW_PARSED": load.rows_parsed,

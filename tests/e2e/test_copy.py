@@ -6,10 +6,15 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import snowflake.connector
+import sqlalchemy as sa
+
+from embucket_py import naming
+from tests.e2e.conftest import Server
 
 RESULT_COLUMNS = [
     "file", "status", "rows_parsed", "rows_loaded", "error_limit", "errors_seen", "first_error",
@@ -65,7 +70,7 @@ def test_rerun_skips_loaded_files_unless_force(staged) -> None:
     assert staged.execute("SELECT COUNT(*) FROM t WHERE id = 10").fetchall() == [(2,)]
 
 
-def test_load_history_view_keeps_what_copy_answered(staged) -> None:
+def test_load_history_view_keeps_what_copy_answered(staged, server: Server, database: str) -> None:
     staged.execute("COPY INTO t FROM @st ON_ERROR=SKIP_FILE")
     history = """
         SELECT schema_name, table_name, file_name, status, row_count, row_parsed, error_count, error_limit,
@@ -83,6 +88,15 @@ def test_load_history_view_keeps_what_copy_answered(staged) -> None:
     assert [r[2:5] for r in staged.execute(history).fetchall()] == [
         ("st/bad.csv", "PARTIALLY_LOADED", 2), ("st/good.csv", "LOADED", 1)
     ]  # fmt: skip
+    # The view shows the last 14 days, as on Snowflake.
+    metastore = sa.create_engine(f"sqlite:///{server.data_dir / 'metastore.db'}")
+    key = ".".join(naming.stored(p) for p in (database, "PUBLIC", "T"))
+    aged = "UPDATE embucket_load_history SET loaded_on = :at WHERE table_key = :key AND file_name = :file"
+    at = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=15)  # stored naive, in UTC
+    with metastore.begin() as conn:
+        conn.execute(sa.text(aged), {"at": at, "key": key, "file": "st/good.csv"})
+    metastore.dispose()
+    assert [r[2] for r in staged.execute(history).fetchall()] == ["st/bad.csv"]
     # A dropped table's history goes with it.
     staged.execute("DROP TABLE t")
     assert staged.execute(history).fetchall() == []
