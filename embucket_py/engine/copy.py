@@ -185,7 +185,9 @@ def copy_into_table(
     force = bool(d.options.get("FORCE"))
     validation = str(d.options.get("VALIDATION_MODE") or "").upper()
     table_key = ".".join(naming.stored(p) for p in d.table)
-    history = {} if force or validation else resolver.registry.loaded_files(table_key)
+    table = tables.load(ref)
+    table_uuid = str(table.metadata.table_uuid)
+    history = {} if force or validation else resolver.registry.loaded_files(table_key, table_uuid)
     files = [f for f in selected_files(source, d) if history.get(f.uri) != f.etag]
     if not files:
         return status("Copy executed with 0 files processed.", COPY_TYPE)
@@ -214,7 +216,6 @@ def copy_into_table(
         and validation != "RETURN_ALL_ERRORS"
     ):
         return _validate_rows(tables, ref, targets, source, files, fmt, d, ctx, validation, as_columns)
-    table = tables.load(ref)
     sink = DataFileSink(table)
     df_ctx = new_context()
     outcomes: list[FileOutcome] = []
@@ -241,7 +242,7 @@ def copy_into_table(
         raise
     if getattr(session, "transaction", None) is None and autocommit(session):
         # Load history is not transactional: inside a transaction that may roll back, keep none.
-        resolver.registry.record_loads(table_key, loaded)
+        resolver.registry.record_loads(table_key, table_uuid, loaded)
     if d.options.get("PURGE"):
         purged = {r.file for r in loaded if r.status != "LOAD_FAILED"}
         for file in files:

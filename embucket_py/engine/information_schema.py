@@ -542,14 +542,16 @@ class _Scope:
         registry = StageRegistry(self.tables.metastore)
         since = datetime.now(UTC) - LOAD_HISTORY_DAYS
         by_key = {
-            ".".join(naming.stored(p) for p in (ref.database, ref.schema, ref.name)): ref
-            for ref, _ in self.loaded()
+            ".".join(naming.stored(p) for p in (ref.database, ref.schema, ref.name)): (ref, table)
+            for ref, table in self.loaded()
         }
-        for key, load in registry.load_history(naming.stored(self.database) + "."):
-            ref = by_key.get(key)
+        for key, uuid, load in registry.load_history(naming.stored(self.database) + "."):
+            ref, table = by_key.get(key, (None, None))
             loaded = _utc(load.loaded_on) if load.loaded_on else None
-            if ref is None or (loaded is not None and loaded < since):
+            if ref is None or table is None or (loaded is not None and loaded < since):
                 continue
+            if uuid is not None and uuid != str(table.metadata.table_uuid):
+                continue  # loaded into an earlier table of that name
             yield {
                 "SCHEMA_NAME": ref.schema,
                 "FILE_NAME": load.file_name or load.file,

@@ -55,6 +55,8 @@ load_history_table = sa.Table(
     sa.Column("loaded_on", sa.DateTime, nullable=False),
     # What COPY answered for the file (INFORMATION_SCHEMA.LOAD_HISTORY); a failed file is kept
     # too, and loaded again by the next COPY.
+    # The table's Iceberg uuid: a table made anew under the same name starts with no history.
+    sa.Column("table_uuid", sa.String(64)),
     sa.Column("file_name", sa.Text),  # as COPY's answer names the file
     sa.Column("status", sa.String(32)),
     sa.Column("rows_parsed", sa.BigInteger),
@@ -323,18 +325,21 @@ class StageRegistry:
 
     # --- load history ---------------------------------------------------------------------------
 
-    def loaded_files(self, table_key: str) -> dict[str, str]:
-        """file URI -> etag of every file loaded into a table (COPY skips them unless FORCE)."""
+    def loaded_files(self, table_key: str, table_uuid: str) -> dict[str, str]:
+        """file URI -> etag of every file loaded into a table (COPY skips them unless FORCE).
+        Records from before uuids were kept count for whichever table has the name."""
         c = load_history_table.c
         with self.metastore.engine.connect() as conn:
             rows = conn.execute(
                 sa.select(c.file, c.etag).where(
-                    c.table_key == table_key, sa.or_(c.status.is_(None), c.status != _FAILED)
+                    c.table_key == table_key,
+                    sa.or_(c.table_uuid.is_(None), c.table_uuid == table_uuid),
+                    sa.or_(c.status.is_(None), c.status != _FAILED),
                 )
             )
             return {r.file: r.etag for r in rows}
 
-    def record_loads(self, table_key: str, loads: list[LoadRecord]) -> None:
+    def record_loads(self, table_key: str, table_uuid: str, loads: list[LoadRecord]) -> None:
         """Remembers what COPY made of each file for a table, replacing older entries."""
         if not loads:
             return
@@ -347,13 +352,13 @@ class StageRegistry:
                 load_history_table.insert(),
                 [
                     {k: v for k, v in vars(load).items() if k != "loaded_on"}
-                    | {"table_key": table_key, "loaded_on": now}
+                    | {"table_key": table_key, "table_uuid": table_uuid, "loaded_on": now}
                     for load in loads
                 ],
             )
 
-    def load_history(self, key_prefix: str) -> list[tuple[str, LoadRecord]]:
-        """(table key, record) of every file loaded into the tables whose keys start so."""
+    def load_history(self, key_prefix: str) -> list[tuple[str, str | None, LoadRecord]]:
+        """(table key, table uuid, record) of every file loaded into the tables whose keys start so."""
         c = load_history_table.c
         query = sa.select(load_history_table).where(
             sa.func.substr(c.table_key, 1, len(key_prefix), type_=sa.String) == key_prefix
@@ -361,7 +366,7 @@ class StageRegistry:
         fields = [f for f in LoadRecord.__dataclass_fields__]
         with self.metastore.engine.connect() as conn:
             rows = conn.execute(query.order_by(c.loaded_on, c.file)).mappings().all()
-        return [(r["table_key"], LoadRecord(**{f: r[f] for f in fields})) for r in rows]
+        return [(r["table_key"], r["table_uuid"], LoadRecord(**{f: r[f] for f in fields})) for r in rows]
 
     def drop_session(self, session_id: int) -> list[StageInfo]:
         """Drops a closed session's temporary stages and file formats; returns the stages."""

@@ -102,6 +102,23 @@ def test_load_history_view_keeps_what_copy_answered(staged, server: Server, data
     assert staged.execute(history).fetchall() == []
 
 
+def test_a_table_made_anew_loads_the_files_again(staged) -> None:
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv')")
+    staged.execute("CREATE OR REPLACE TABLE t (id INT, name VARCHAR, amount NUMBER(10, 2))")
+    again = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
+    assert again[0][:2] == ("st/good.csv", "LOADED")
+    history = "SELECT file_name, row_count FROM information_schema.load_history"
+    assert staged.execute(history).fetchall() == [("st/good.csv", 1)]  # the new table's load only
+    staged.execute("DROP TABLE t")
+    staged.execute("CREATE TABLE t (id INT, name VARCHAR, amount NUMBER(10, 2))")
+    assert staged.execute(history).fetchall() == []
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv')")
+    assert staged.execute("SELECT id FROM t").fetchall() == [(10,)]
+    # The same table keeps its history: a second COPY skips the file.
+    skipped = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
+    assert skipped == [("Copy executed with 0 files processed.",)]
+
+
 def test_purge_removes_loaded_files(staged) -> None:
     staged.execute("COPY INTO t FROM @st FILES=('good.csv') PURGE=TRUE")
     assert [r[0] for r in staged.execute("LIST @st").fetchall()] == ["st/bad.csv"]
