@@ -53,10 +53,10 @@ load_history_table = sa.Table(
     sa.Column("etag", sa.String(128), nullable=False),  # size + modification time
     sa.Column("rows_loaded", sa.BigInteger, nullable=False),
     sa.Column("loaded_on", sa.DateTime, nullable=False),
-    # What COPY answered for the file (INFORMATION_SCHEMA.LOAD_HISTORY); a failed file is kept
-    # too, and loaded again by the next COPY.
     # The table's Iceberg uuid: a table made anew under the same name starts with no history.
     sa.Column("table_uuid", sa.String(64)),
+    # What COPY answered for the file (INFORMATION_SCHEMA.LOAD_HISTORY); a failed file is kept
+    # too, and loaded again by the next COPY.
     sa.Column("file_name", sa.Text),  # as COPY's answer names the file
     sa.Column("status", sa.String(32)),
     sa.Column("rows_parsed", sa.BigInteger),
