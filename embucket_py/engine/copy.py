@@ -29,7 +29,7 @@ from embucket_py.stages.convert import Target
 from embucket_py.stages.fileio import StagedFile, StageStore
 from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.load import FileOutcome, FileRequest, OnError, load_file, on_error
-from embucket_py.stages.registry import LoadRecord
+from embucket_py.stages.registry import LoadRecord, load_key
 from embucket_py.stages.sink import DataFileSink
 
 # Snowflake answers COPY as DML (0x3600); as a query here, so its text and counts stay plain rows.
@@ -184,7 +184,7 @@ def copy_into_table(
     policy = on_error(d.options.get("ON_ERROR"))
     force = bool(d.options.get("FORCE"))
     validation = str(d.options.get("VALIDATION_MODE") or "").upper()
-    table_key = ".".join(naming.stored(p) for p in d.table)
+    table_key = load_key(d.table)
     table = tables.load(ref)
     table_uuid = str(table.metadata.table_uuid)
     history = {} if force or validation else resolver.registry.loaded_files(table_key, table_uuid)

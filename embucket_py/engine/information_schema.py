@@ -31,7 +31,7 @@ from embucket_py.errors import ObjectNotFound, SnowflakeError, TableUnreadable, 
 from embucket_py.sql.constraints import FOREIGN_KEY
 from embucket_py.sql.context import SqlContext
 from embucket_py.stages.formats import file_format, option_text, show_options
-from embucket_py.stages.registry import StageRegistry
+from embucket_py.stages.registry import StageInfo, StageRegistry, load_key
 from embucket_py.types import MAX_VARCHAR, SfType, arrow_field, from_arrow_field
 
 SCHEMA = "INFORMATION_SCHEMA"
@@ -265,6 +265,16 @@ class _Scope:
         self.schemas = [
             s for s in tables.metastore.schema_names(database) if visible(Securable("SCHEMA", database, s))
         ]
+        self.registry = StageRegistry(tables.metastore)
+
+    def stages(self, session: int) -> Iterator[tuple[str, StageInfo, Securable]]:
+        """(schema, stage, securable) of each named stage the role sees (a session's temporary
+        stages to that session only)."""
+        for schema in self.schemas:
+            for s in self.registry.stages(self.database, schema, session):
+                securable = stage(self.database, schema, s.name)
+                if self.visible(securable):
+                    yield schema, s, securable
 
     def loaded(self) -> Iterator[tuple[TableName, Table]]:
         for schema in self.schemas:
@@ -516,12 +526,7 @@ class _Scope:
         objects += [Securable("SCHEMA", self.database, s) for s in self.schemas]
         objects += [Securable("TABLE", self.database, ref.schema, ref.name) for ref, _ in self.loaded()]
         objects += [Securable("VIEW", self.database, v.schema, v.name) for v in self.views()]
-        registry = StageRegistry(self.tables.metastore)
-        for schema in self.schemas:
-            named = registry.stages(self.database, schema, session)
-            objects += [
-                on for on in (stage(self.database, schema, s.name) for s in named) if self.visible(on)
-            ]
+        objects += [securable for _, _, securable in self.stages(session)]
         for on in objects:
             for g in grants.grants_on(on):
                 granted = (g.granted_by or g.role, g.role, g.privilege, g.grant_option, g.created_on)
@@ -539,13 +544,11 @@ class _Scope:
         """What COPY INTO made of each file it read into the tables the role sees over the last
         14 days, as on Snowflake (a dropped table's history goes with it; the newest load of a file
         replaces older ones; COPY itself remembers loaded files longer)."""
-        registry = StageRegistry(self.tables.metastore)
         since = datetime.now(UTC) - LOAD_HISTORY_DAYS
         by_key = {
-            ".".join(naming.stored(p) for p in (ref.database, ref.schema, ref.name)): (ref, table)
-            for ref, table in self.loaded()
+            load_key([ref.database, ref.schema, ref.name]): (ref, table) for ref, table in self.loaded()
         }
-        for key, uuid, load in registry.load_history(naming.stored(self.database) + "."):
+        for key, uuid, load in self.registry.load_history(load_key([self.database]) + "."):
             ref, table = by_key.get(key, (None, None))
             loaded = _utc(load.loaded_on) if load.loaded_on else None
             if ref is None or table is None or (loaded is not None and loaded < since):
@@ -570,32 +573,26 @@ class _Scope:
 
     def stage_rows(self, session: int) -> Rows:
         """Named stages the role sees (a session's temporary stages to that session only)."""
-        registry = StageRegistry(self.tables.metastore)
-        for schema in self.schemas:
-            for s in registry.stages(self.database, schema, session):
-                securable = stage(self.database, schema, s.name)
-                if not self.visible(securable):
-                    continue
-                created = _utc(s.created_on)
-                yield {
-                    "STAGE_CATALOG": self.database,
-                    "STAGE_SCHEMA": schema,
-                    "STAGE_NAME": s.name,
-                    "STAGE_URL": s.url,
-                    "STAGE_TYPE": "External Named" if s.external else "Internal Named",
-                    "STAGE_OWNER": self.tables.metastore.grants.owner(securable),
-                    "COMMENT": s.comment,
-                    "CREATED": created,
-                    "LAST_ALTERED": created,
-                }
+        for schema, s, securable in self.stages(session):
+            created = _utc(s.created_on)
+            yield {
+                "STAGE_CATALOG": self.database,
+                "STAGE_SCHEMA": schema,
+                "STAGE_NAME": s.name,
+                "STAGE_URL": s.url,
+                "STAGE_TYPE": "External Named" if s.external else "Internal Named",
+                "STAGE_OWNER": self.tables.metastore.grants.owner(securable),
+                "COMMENT": s.comment,
+                "CREATED": created,
+                "LAST_ALTERED": created,
+            }
 
     def file_format_rows(self, session: int, role: str) -> Rows:
         """Named file formats (a session's temporary ones to that session only), each option at its
         effective value as DESCRIBE FILE FORMAT shows it; NULL where the type has no such option.
         File formats carry no grants here: their owner is the querying role, as SHOW shows."""
-        registry = StageRegistry(self.tables.metastore)
         for schema in self.schemas:
-            for f in registry.file_formats(self.database, schema, session):
+            for f in self.registry.file_formats(self.database, schema, session):
                 options = show_options(file_format(f.options))
                 created = _utc(f.created_on)
                 yield {

@@ -7,7 +7,7 @@ a session sees its own temporary objects first, then permanent ones.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -120,6 +120,12 @@ class LoadRecord:
 
 
 _FAILED = "LOAD_FAILED"
+
+
+def load_key(parts: list[str]) -> str:
+    """A table's key in the load history: its stored "database.schema.table" (a database's
+    alone prefixes its tables' keys)."""
+    return ".".join(naming.stored(p) for p in parts)
 
 
 def _key(database: str, schema: str, name: str) -> dict[str, str]:
@@ -363,10 +369,10 @@ class StageRegistry:
         query = sa.select(load_history_table).where(
             sa.func.substr(c.table_key, 1, len(key_prefix), type_=sa.String) == key_prefix
         )
-        fields = [f for f in LoadRecord.__dataclass_fields__]
+        names = [f.name for f in fields(LoadRecord)]
         with self.metastore.engine.connect() as conn:
             rows = conn.execute(query.order_by(c.loaded_on, c.file)).mappings().all()
-        return [(r["table_key"], r["table_uuid"], LoadRecord(**{f: r[f] for f in fields})) for r in rows]
+        return [(r["table_key"], r["table_uuid"], LoadRecord(**{f: r[f] for f in names})) for r in rows]
 
     def drop_session(self, session_id: int) -> list[StageInfo]:
         """Drops a closed session's temporary stages and file formats; returns the stages."""
