@@ -227,6 +227,19 @@ def test_avg_and_median_of_numbers_are_numbers(cur: Any) -> None:
     cur.execute("SELECT AVG(x.i) OVER (ORDER BY x.n) FROM averaged x JOIN averaged y ON x.i = y.i ORDER BY 1")
     expected = ["1.000000", "1.666667", "1.666667", "1.800000", "1.800000"]  # peers share a frame
     assert [r[0] for r in cur.fetchall()] == [Decimal(v) for v in expected]
+    # Decimals (summed, then divided per group): rounded half away from zero at scale 8, NULL
+    # for a group of NULLs, and over a window.
+    cur.execute("CREATE TABLE cents (k VARCHAR, n NUMBER(10, 2))")
+    cur.execute(
+        "INSERT INTO cents VALUES ('a', 0.02), ('a', 0), ('a', 0), "
+        "('b', -0.02), ('b', 0), ('b', 0), ('c', NULL)"
+    )
+    cur.execute("SELECT k, AVG(n) OVER (PARTITION BY k) FROM cents ORDER BY k")
+    windows = ["0.00666667"] * 3 + ["-0.00666667"] * 3
+    assert cur.fetchall() == [(k, Decimal(w)) for k, w in zip("aaabbb", windows, strict=True)] + [("c", None)]
+    cur.execute("SELECT k, AVG(n) FROM cents GROUP BY k ORDER BY k")
+    assert cur.fetchall() == [("a", Decimal("0.00666667")), ("b", Decimal("-0.00666667")), ("c", None)]
+    assert [d.scale for d in cur.description] == [None, 8]
 
 
 def test_percentile_disc_takes_the_first_value_reaching_the_share(cur: Any) -> None:
