@@ -18,7 +18,7 @@ from embucket_py.engine.context import new_context, register_arrow
 from embucket_py.engine.failures import from_datafusion
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.engine.stages import NUMBER, TEXT, Resolved, StageResolver
-from embucket_py.engine.transactions import autocommit
+from embucket_py.engine.transactions import pending_loads
 from embucket_py.errors import SqlCompilationError, Unsupported
 from embucket_py.sessions.session import Session
 from embucket_py.sql.context import SqlContext, is_on
@@ -187,7 +187,7 @@ def copy_into_table(
     table_key = load_key(d.table)
     table = tables.load(ref)
     table_uuid = str(table.metadata.table_uuid)
-    history = {} if force or validation else resolver.registry.loaded_files(table_key, table_uuid)
+    history = {} if force or validation else _loaded_files(resolver, session, table_key, table_uuid)
     files = [f for f in selected_files(source, d) if history.get(f.uri) != f.etag]
     if not files:
         return status("Copy executed with 0 files processed.", COPY_TYPE)
@@ -240,15 +240,28 @@ def copy_into_table(
     except BaseException:
         sink.abort()
         raise
-    if getattr(session, "transaction", None) is None and autocommit(session):
-        # Load history is not transactional: inside a transaction that may roll back, keep none.
+    if session.transaction is None:
         resolver.registry.record_loads(table_key, table_uuid, loaded)
+    else:  # the rows are staged in a transaction: their history is written if it commits
+        pending_loads(session.transaction).append((table_key, table_uuid, loaded))
     if d.options.get("PURGE"):
         purged = {r.file for r in loaded if r.status != "LOAD_FAILED"}
         for file in files:
             if file.uri in purged:
                 source.store.delete(file.path)
     return constant(RESULT_COLUMNS, [o.row() for o in outcomes], COPY_TYPE)
+
+
+def _loaded_files(
+    resolver: StageResolver, session: Session, table_key: str, table_uuid: str
+) -> dict[str, str]:
+    """Files loaded into the table before, and by this session's open transaction so far."""
+    loaded = resolver.registry.loaded_files(table_key, table_uuid)
+    pending = pending_loads(session.transaction) if session.transaction is not None else []
+    for key, uuid, records in pending:
+        if (key, uuid) == (table_key, table_uuid):
+            loaded |= {r.file: r.etag for r in records if r.status != "LOAD_FAILED"}
+    return loaded
 
 
 def _request(

@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from pyiceberg.table import Table, Transaction
 
@@ -27,6 +28,7 @@ from embucket_py.catalog.views import View, Views
 from embucket_py.engine.result import OK, QueryResult, StatementType, constant, status
 from embucket_py.sessions.session import OpenTransaction, PendingTable, Session
 from embucket_py.sql.context import is_on
+from embucket_py.stages.registry import StageRegistry
 from embucket_py.types import SfType
 
 log = logging.getLogger(__name__)
@@ -215,9 +217,18 @@ def commit_open(tables: Tables, session: Session) -> None:
                 for p in transaction.tables.values()
             ],
         )
-    _advance_streams(
-        tables, getattr(transaction, "streams", {})
-    )  # a session kept by an older server has none
+    _advance_streams(tables, getattr(transaction, "streams", {}))  # an older server's session has none
+    if loads := pending_loads(transaction):
+        registry = StageRegistry(tables.metastore)
+        for table_key, table_uuid, records in loads:
+            registry.record_loads(table_key, table_uuid, records)
+
+
+def pending_loads(transaction: OpenTransaction) -> list[tuple[str, str, list[Any]]]:
+    """COPY's load records for the rows a transaction staged, written when it commits."""
+    if not hasattr(transaction, "loads"):  # a session kept by an older server
+        transaction.loads = []
+    return transaction.loads
 
 
 def consume_streams(tables: Tables, session: Session, reads: dict[tuple[str, str, str], int | None]) -> None:

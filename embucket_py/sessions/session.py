@@ -32,6 +32,9 @@ class OpenTransaction:
     tables: dict[str, PendingTable] = field(default_factory=dict)
     # Streams read by the transaction's DML: (database, schema, name) -> the snapshot read up to.
     streams: dict[tuple[str, str, str], int | None] = field(default_factory=dict)
+    # COPY's load history for the transaction's loads, written when it commits:
+    # (table key, table uuid, the LoadRecords of stages/registry.py).
+    loads: list[tuple[str, str, list[Any]]] = field(default_factory=list)
 
 
 def _new_session_id() -> int:

@@ -244,6 +244,33 @@ def test_copy_inside_a_rolled_back_transaction_loads_nothing(staged) -> None:
     assert rerun[0][:2] == ("st/good.csv", "LOADED")
 
 
+SKIPPED = [("Copy executed with 0 files processed.",)]
+
+
+def test_copy_inside_a_committed_transaction_is_remembered(staged) -> None:
+    # Within the transaction a file it loaded is skipped; once committed, its load history stays.
+    history = "SELECT file_name, status FROM information_schema.load_history"
+    staged.execute("BEGIN")
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv')")
+    assert staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall() == SKIPPED
+    assert staged.execute(history).fetchall() == []  # not before it commits
+    staged.execute("COMMIT")
+    assert staged.execute(history).fetchall() == [("st/good.csv", "LOADED")]
+    assert staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall() == SKIPPED
+    assert staged.execute("SELECT COUNT(*) FROM t WHERE id = 10").fetchall() == [(1,)]
+
+
+def test_copy_under_autocommit_off_is_remembered_once_committed(staged) -> None:
+    staged.execute("ALTER SESSION SET AUTOCOMMIT = FALSE")
+    staged.execute("COPY INTO t FROM @st FILES=('good.csv')")
+    staged.execute("ROLLBACK")
+    loaded = staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall()
+    assert loaded[0][:2] == ("st/good.csv", "LOADED")
+    staged.execute("COMMIT")
+    assert staged.execute("COPY INTO t FROM @st FILES=('good.csv')").fetchall() == SKIPPED
+    assert staged.execute("SELECT COUNT(*) FROM t WHERE id = 10").fetchall() == [(1,)]
+
+
 def test_unimplemented_options_are_refused_not_ignored(staged) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
         staged.execute("COPY INTO t FROM @st LOAD_UNCERTAIN_FILES=TRUE")
