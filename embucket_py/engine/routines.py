@@ -18,7 +18,7 @@ from sqlglot import exp
 from embucket_py.catalog.grants import Securable
 from embucket_py.catalog.routines import FUNCTION, PROCEDURE, Routine
 from embucket_py.catalog.tables import Tables
-from embucket_py.engine import access, python_functions, scripting
+from embucket_py.engine import access, javascript, python_functions, scripting
 from embucket_py.engine.result import QueryResult, StatementType, constant, status
 from embucket_py.errors import (
     QueryCanceled,
@@ -62,15 +62,22 @@ def _qualified(session: Session, parts: tuple[str, ...], what: str) -> tuple[str
     return database, schema, parts[-1]
 
 
-def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
-    python_function = d.language == "PYTHON" and d.kind == FUNCTION
-    if d.language != "SQL" and not python_function:
+def _check_language(d: RoutineDef) -> None:
+    if d.kind == PROCEDURE and d.language == "JAVASCRIPT":
+        if d.returns_table:
+            raise Unsupported("Procedures in JAVASCRIPT return one value, not a table.")
+        return
+    if d.language != "SQL" and not (d.language == "PYTHON" and d.kind == FUNCTION):
         raise Unsupported(f"{d.kind.title()}s in {d.language} are not supported; LANGUAGE SQL is.")
-    if d.kind == PROCEDURE:  # a body that does not parse fails now, not when called
+
+
+def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
+    _check_language(d)
+    if d.kind == PROCEDURE and d.language == "SQL":  # a body that does not parse fails now, not when called
         script.parse_block(d.body)
     database, schema, name = _qualified(session, d.parts, f"CREATE {d.kind}")
     _require(tables, session, f"CREATE {d.kind}", database, schema)
-    if python_function:
+    if d.language == "PYTHON":
         python_functions.require_enabled()
         if d.returns_table or d.imports:
             what = "Tabular functions" if d.returns_table else "IMPORTS of staged files"
@@ -251,8 +258,7 @@ def call_anonymous(
 ) -> QueryResult:
     """WITH name AS PROCEDURE ... CALL name(args): a procedure defined for this one call."""
     d, call_d = anonymous_procedure_def(text)
-    if d.language != "SQL":
-        raise Unsupported(f"Procedures in {d.language} are not supported; LANGUAGE SQL is.")
+    _check_language(d)
     if call_d.parts != d.parts:
         raise UnknownProcedure(f"Unknown user-defined function {'.'.join(call_d.parts)}.")
     arguments = [(a.name, a.type, a.default) for a in d.arguments]
@@ -275,6 +281,9 @@ def _run(
             raise SqlCompilationError(f"Missing argument {arg_name} in the call of {procedure.name}.")
         value = caller.uncaught(lambda e=expression, t=arg_type: caller.evaluate(e, t))
         interpreter.scopes[0][arg_name] = scripting.Variable(value, arg_type)
+    if procedure.language == "JAVASCRIPT":
+        arguments = [interpreter.scopes[0][name].value for name, _, _ in procedure.arguments]  # type: ignore[union-attr]
+        return javascript.run(interpreter, procedure, arguments)
     block, _, _ = script.parse_block(procedure.body)
     returns = None if procedure.returns_table else scripting.declared_type(procedure.returns)
     result = interpreter.run_top(block, procedure.name, returns)

@@ -433,6 +433,14 @@ class Interpreter:
         self.counted(result)
         return result
 
+    def run_statement(self, text: str, using: tuple[Value, ...] = ()) -> QueryResult:
+        """`run_sql` for callers outside a block (JavaScript procedures): a failure is the
+        statement's own error."""
+        try:
+            return self.run_sql(text, using)
+        except _Raised as raised:
+            raise raised.error from None
+
     def cursor_rows(self, cursor: Cursor, using: tuple[Value, ...]) -> Rows:
         """A cursor's rows: its query's, or those of the RESULTSET it was declared over."""
         slot = self.find(cursor.query.strip().upper())

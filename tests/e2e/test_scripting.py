@@ -395,7 +395,7 @@ def test_procedure_errors(cur: Any) -> None:
     assert raised.value.errno == 2002
     assert one(cur, "CALL twice()") == 1
     with pytest.raises(ProgrammingError) as raised:
-        cur.execute("CREATE PROCEDURE js() RETURNS INT LANGUAGE JAVASCRIPT AS 'return 1'")
+        cur.execute("CREATE PROCEDURE jv() RETURNS INT LANGUAGE JAVA HANDLER = 'A.run' AS 'class A {}'")
     assert raised.value.sqlstate == "0A000"
     with pytest.raises(ProgrammingError) as raised:
         cur.execute("CREATE PROCEDURE broken() RETURNS INT LANGUAGE SQL AS 'BEGIN RETURN 1 END'")
