@@ -135,6 +135,27 @@ class PythonInterpreterError(SnowflakeError):
     sqlstate = "P0000"
 
 
+class JavaScriptCompilationError(SnowflakeError):
+    """A JavaScript procedure's or function's body does not compile."""
+
+    code = 100131
+    sqlstate = "P0000"
+
+
+class JavaScriptExecutionError(SnowflakeError):
+    """A JavaScript body threw an exception it did not catch."""
+
+    code = 100132
+    sqlstate = "P0000"
+
+
+class StoredProcedureExecutionError(SnowflakeError):
+    """A JavaScript procedure did not catch the error of a statement it ran."""
+
+    code = 100183
+    sqlstate = "P0000"
+
+
 class DivisionByZero(SnowflakeError):
     code = 100051
     sqlstate = "22012"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import uuid
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
@@ -27,7 +28,13 @@ from embucket_py.catalog.routines import Routine
 from embucket_py.engine.javascript_api import PRELUDE
 from embucket_py.engine.result import QueryResult, StatementType, constant
 from embucket_py.engine.scripting import BOOLEAN, TEXT, Interpreter, Value, declared_type
-from embucket_py.errors import QueryCanceled, SnowflakeError
+from embucket_py.errors import (
+    JavaScriptCompilationError,
+    JavaScriptExecutionError,
+    QueryCanceled,
+    SnowflakeError,
+    StoredProcedureExecutionError,
+)
 from embucket_py.types import NUMBER_38_0, SfType
 
 REAL = SfType("REAL")
@@ -50,18 +57,8 @@ def run(interpreter: Interpreter, procedure: Routine, arguments: list[Value]) ->
         SnowflakeError: the body failed (100131, 100132, 100183) or its statement was canceled.
     """
     bridge = _Bridge(interpreter)
-    context = quickjs.Context()
-    context.set_memory_limit(MEMORY_LIMIT)
+    context = _context(procedure)
     context.add_callable("__sf_py_sql", bridge.sql)
-    context.eval(PRELUDE)
-    names = ", ".join(name for name, _, _ in procedure.arguments)
-    try:
-        context.eval(f"function __sf_procedure({names}) {{\n{procedure.body}\n}}")
-    except quickjs.JSException as e:
-        first = str(e).splitlines()[0]
-        raise SnowflakeError(
-            f"JavaScript compilation error: Uncaught {first}", code=100131, sqlstate="P0000"
-        ) from None
     kinds = [_kind(v.type) for v in arguments]
     values = [_wire(v.value, v.type) for v in arguments]
     try:
@@ -74,16 +71,82 @@ def run(interpreter: Interpreter, procedure: Routine, arguments: list[Value]) ->
         error = answer["error"]
         if error["code"] is not None:
             message = f"Execution error in store procedure {procedure.name}:\n{error['message']}"
-            raise SnowflakeError(f"{message}\nAt Statement.execute", code=100183, sqlstate="P0000")
+            raise StoredProcedureExecutionError(f"{message}\nAt Statement.execute")
         raise _execution_error(error["text"], procedure.name)
     value = _returned(interpreter, answer["ok"], procedure.returns)
     return constant([(procedure.name, value.type)], [(value.value,)], StatementType.SELECT)
 
 
-def _execution_error(text: str, name: str) -> SnowflakeError:
-    return SnowflakeError(
-        f"JavaScript execution error: Uncaught {text} in {name}", code=100132, sqlstate="P0000"
-    )
+def _context(routine: Routine) -> quickjs.Context:
+    """A QuickJS context holding the API and the routine's body as `__sf_procedure`.
+
+    Raises:
+        JavaScriptCompilationError: the body does not compile.
+    """
+    context = quickjs.Context()
+    context.set_memory_limit(MEMORY_LIMIT)
+    context.eval(PRELUDE)
+    names = ", ".join(name for name, _, _ in routine.arguments)
+    try:
+        context.eval(f"function __sf_procedure({names}) {{\n{routine.body}\n}}")
+    except quickjs.JSException as e:
+        first = str(e).splitlines()[0]
+        raise JavaScriptCompilationError(f"JavaScript compilation error: Uncaught {first}") from None
+    return context
+
+
+def _execution_error(text: str, name: str) -> JavaScriptExecutionError:
+    return JavaScriptExecutionError(f"JavaScript execution error: Uncaught {text} in {name}")
+
+
+class FunctionBody:
+    """A JavaScript UDF's body, called for a batch of rows at once. QuickJS contexts serve one
+    thread each and DataFusion runs a UDF on several, so each thread compiles its own."""
+
+    def __init__(self, routine: Routine) -> None:
+        self.routine = routine
+        self.local = threading.local()
+        _context(routine)  # a body that does not compile fails when the call is planned
+
+    def __call__(self, kinds: list[SfType], rows: list[tuple[Any, ...]]) -> list[dict[str, Any] | None]:
+        """Each row's return value, as `__sf_out` describes it (see `returned_value`).
+
+        Raises:
+            JavaScriptExecutionError: the body threw for a row.
+        """
+        call = getattr(self.local, "call", None)
+        if call is None:
+            self.local.context = _context(self.routine)
+            call = self.local.call = self.local.context.get("__sf_rows")
+        wired = [[_wire(v, k) for v, k in zip(row, kinds, strict=True)] for row in rows]
+        try:
+            answer = json.loads(
+                call(
+                    json.dumps([_kind(k) for k in kinds]), json.dumps(wired, default=str), self.routine.strict
+                )
+            )
+        except quickjs.JSException as e:  # the engine's own failure: out of memory, a stack overflow
+            raise _execution_error(str(e).splitlines()[0], self.routine.name) from None
+        if "error" in answer:
+            raise _execution_error(answer["error"], self.routine.name)
+        return answer["values"]  # type: ignore[no-any-return]
+
+
+def returned_value(out: dict[str, Any] | None, returns: SfType) -> Any:
+    """A function's return value for its declared type (JavaScript's String(value) for text)."""
+    if out is None or out["kind"] == "null":
+        return None
+    kind, value = out["kind"], out["value"]
+    if returns.kind == "TEXT":
+        return out["text"]
+    if kind == "json":
+        return json.loads(value)
+    if kind == "date":
+        moment = datetime.fromtimestamp(value / 1000, UTC)
+        return moment.date() if returns.kind == "DATE" else moment
+    if kind == "real":
+        return float(value)
+    return value
 
 
 class _Bridge:
@@ -166,16 +229,18 @@ def _kind(t: SfType) -> str:
     """How a cell of type `t` becomes a JavaScript value (see javascript_api.py)."""
     if t.kind in _TEMPORAL:
         return "date"
+    if t.kind in ("VARIANT", "OBJECT", "ARRAY"):
+        return "variant"  # sent as JSON text: a VARIANT's JSON null is not a SQL NULL
     return {"BINARY": "binary", "REAL": "real", "TEXT": "text"}.get(t.kind, "plain")
 
 
 def _wire(value: Any, t: SfType) -> Any:
-    """A SQL value as JSON for JavaScript: NUMBER and FLOAT as numbers, VARIANT as its value,
+    """A SQL value as JSON for JavaScript: NUMBER and FLOAT as numbers, VARIANT as its JSON text,
     DATE and TIMESTAMP as epoch milliseconds, BINARY as bytes, TIME as its text."""
     if value is None:
         return None
     if t.kind in ("VARIANT", "OBJECT", "ARRAY"):
-        return json.loads(value) if isinstance(value, str) else value
+        return value if isinstance(value, str) else json.dumps(value)
     if isinstance(value, bool | str):
         return value
     if isinstance(value, int):

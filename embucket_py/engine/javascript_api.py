@@ -1,15 +1,18 @@
 """The `snowflake` object a JavaScript procedure sees, as JavaScript run before its body.
 
-Statements cross into Python through one function, `__sf_py_sql(request JSON) -> answer JSON`
-(engine/javascript.py). Values travel as JSON, each column's `kind` saying how its cells become
-JavaScript values (a DATE or TIMESTAMP is milliseconds since the epoch made a Date, a BINARY a
-byte list made a Uint8Array, a non-finite FLOAT its text made a Number).
+A procedure's statements cross into Python through one function, `__sf_py_sql(request JSON) ->
+answer JSON` (engine/javascript.py); a function's rows come in batches to `__sf_rows`. Values
+travel as JSON, each column's `kind` saying how its cells become JavaScript values (a DATE or
+TIMESTAMP is milliseconds since the epoch made a Date, a BINARY a byte list made a Uint8Array, a
+non-finite FLOAT its text made a Number).
 https://docs.snowflake.com/en/sql-reference/stored-procedures-api
 """
 
 PRELUDE = r"""
-function __sf_value(kind, v) {
-  if (v === null || v === undefined) return null;
+// A SQL NULL is null in a result set and undefined as an argument, as Snowflake passes it.
+function __sf_value(kind, v, missing) {
+  if (v === null || v === undefined) return missing;
+  if (kind === "variant") return JSON.parse(v);
   if (kind === "date") return new Date(v);
   if (kind === "binary") return new Uint8Array(v);
   if (kind === "real" && typeof v === "string") return Number(v);
@@ -111,7 +114,7 @@ ResultSet.prototype.__cell = function (c) {
 };
 ResultSet.prototype.getColumnValue = function (c) {
   var i = this.__cell(c);
-  return __sf_value(this.__answer.columns[i].kind, this.__answer.rows[this.__row][i]);
+  return __sf_value(this.__answer.columns[i].kind, this.__answer.rows[this.__row][i], null);
 };
 ResultSet.prototype.getColumnValueAsString = function (c) {
   var i = this.__cell(c);
@@ -157,8 +160,26 @@ function __sf_out(v) {
   return { kind: typeof v, value: v, text: String(v) };
 }
 
+function __sf_rows(kindsJson, rowsJson, strict) {
+  var kinds = JSON.parse(kindsJson), rows = JSON.parse(rowsJson), out = [];
+  for (var r = 0; r < rows.length; r++) {
+    var row = rows[r];
+    if (strict && row.indexOf(null) >= 0) {
+      out.push(null);
+      continue;
+    }
+    var args = row.map(function (v, i) { return __sf_value(kinds[i], v, undefined); });
+    try {
+      out.push(__sf_out(__sf_procedure.apply(null, args)));
+    } catch (e) {
+      return JSON.stringify({ error: String(e) });
+    }
+  }
+  return JSON.stringify({ values: out });
+}
+
 function __sf_main(kinds, values) {
-  var args = values.map(function (v, i) { return __sf_value(kinds[i], v); });
+  var args = values.map(function (v, i) { return __sf_value(kinds[i], v, undefined); });
   try {
     return JSON.stringify({ ok: __sf_out(__sf_procedure.apply(null, args)) });
   } catch (e) {

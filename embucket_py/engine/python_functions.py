@@ -8,7 +8,8 @@ into Python as Snowflake documents its type mapping (NUMBER(p, 0) int, NUMBER(p,
 VARIANT / OBJECT / ARRAY the parsed JSON value, ...).
 
 Their code runs in the server's process with the server's rights, so the server runs them only
-when started with --python-functions (EMBUCKET_PYTHON_FUNCTIONS=true).
+when started with --python-functions (EMBUCKET_PYTHON_FUNCTIONS=true). Functions in JavaScript
+take the same path, their batches handed to a sandboxed QuickJS body (engine/javascript.py).
 https://docs.snowflake.com/en/developer-guide/udf/python/udf-python-introduction
 https://docs.snowflake.com/en/developer-guide/udf-stored-procedure-data-type-mapping
 """
@@ -30,6 +31,7 @@ from datafusion import SessionContext, udf
 from sqlglot import exp
 
 from embucket_py.catalog.routines import Routine
+from embucket_py.engine import javascript
 from embucket_py.engine.functions.variant import MISSING, parsed
 from embucket_py.engine.functions.variant_values import dumps
 from embucket_py.errors import PythonInterpreterError, SqlCompilationError, Unsupported
@@ -106,7 +108,7 @@ class _Registry:
 
     def name_for(self, routine: Routine) -> str:
         key = [routine.database, routine.schema, routine.name, routine.arguments, routine.returns]
-        key += [routine.body, routine.handler, routine.strict]
+        key += [routine.language, routine.body, routine.handler, routine.strict]
         digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:24]
         name = PREFIX + digest
         with self.lock:
@@ -130,9 +132,10 @@ REGISTRY = _Registry()
 
 def call(routine: Routine, values: list[exp.Expression]) -> exp.Expression:
     """What replaces a call of `routine` (its arguments already cast to their declared types)."""
-    require_enabled()
+    if routine.language == "PYTHON":
+        require_enabled()
     if routine.returns_table:
-        raise Unsupported("Tabular functions in PYTHON are not supported.")
+        raise Unsupported(f"Tabular functions in {routine.language} are not supported.")
     name = REGISTRY.name_for(routine)
     args = [
         exp.Anonymous(this="arrow_cast", expressions=[v, exp.Literal.string(_arrow_name(_arrow_type(t)))])
@@ -167,11 +170,22 @@ def _arrow_name(t: pa.DataType) -> str:
 
 
 def _udf(name: str, routine: Routine) -> Any:
-    handler = handler_of(routine.body, routine.handler, routine.name)
     kinds = [parse_sql_type(t) for _, t, _ in routine.arguments]
     returns = parse_sql_type(routine.returns)
     inputs = [to_arrow(k) for k in kinds] or [pa.int64()]  # no arguments: a constant gives the row count
     output = pa.string() if returns.kind in SEMI_STRUCTURED else to_arrow(returns)
+    if routine.language == "JAVASCRIPT":
+        body = javascript.FunctionBody(routine)
+
+        def run_javascript(*arrays: pa.Array) -> pa.Array:
+            # Semi-structured arguments stay JSON text here: the body parses them.
+            columns = [a.to_pylist() for a in arrays[: len(kinds)]]
+            rows = list(zip(*columns, strict=True)) if columns else [()] * len(arrays[0])
+            out = [javascript.returned_value(o, returns) for o in body(kinds, rows)]
+            return _arrow([_converted(v, returns, routine) for v in out], output, routine, returns)
+
+        return udf(run_javascript, inputs, output, "volatile", name)
+    handler = handler_of(routine.body, routine.handler, routine.name)
 
     vectorized = getattr(handler, "_sf_vectorized_input", None) is not None
 

@@ -63,9 +63,9 @@ def _qualified(session: Session, parts: tuple[str, ...], what: str) -> tuple[str
 
 
 def _check_language(d: RoutineDef) -> None:
-    if d.kind == PROCEDURE and d.language == "JAVASCRIPT":
+    if d.language == "JAVASCRIPT":
         if d.returns_table:
-            raise Unsupported("Procedures in JAVASCRIPT return one value, not a table.")
+            raise Unsupported(f"{d.kind.title()}s in JAVASCRIPT return one value, not a table.")
         return
     if d.language != "SQL" and not (d.language == "PYTHON" and d.kind == FUNCTION):
         raise Unsupported(f"{d.kind.title()}s in {d.language} are not supported; LANGUAGE SQL is.")
@@ -83,7 +83,7 @@ def create(tables: Tables, session: Session, d: RoutineDef) -> QueryResult:
             what = "Tabular functions" if d.returns_table else "IMPORTS of staged files"
             raise Unsupported(f"{what} in PYTHON are not supported.")
         python_functions.handler_of(d.body, d.handler, name)  # a body that does not run fails now
-    elif d.kind == FUNCTION:
+    elif d.kind == FUNCTION and d.language == "SQL":
         # A function runs with its owner's rights: its creator must be able to read what it reads.
         body = qualified_body(d.body, d.returns_table, database, schema)
         grants = tables.metastore.grants

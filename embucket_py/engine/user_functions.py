@@ -1,4 +1,4 @@
-"""User-defined SQL functions, inlined where they are called (Python ones become calls of their
+"""User-defined SQL functions, inlined where they are called (Python and JavaScript ones become calls of their
 UDF: engine/python_functions.py): which function a call means for
 the statement's roles, and the calls replaced, nested calls too (the replacing trees:
 sql/user_functions.py). The engine then plans the whole statement at once: the optimizer sees
@@ -65,7 +65,7 @@ def expand(
             use = "in FROM TABLE(...)" if routine.returns_table else "as a scalar expression"
             raise SqlCompilationError(f"Function {routine.name} can only be called {use}.")
         values = inline.arguments(routine, call)
-        if routine.language == "PYTHON":
+        if routine.language in ("PYTHON", "JAVASCRIPT"):
             replacement = python_functions.call(routine, list(values.values()))
             expand(functions, replacement, database, schema, depth + 1)
             node.replace(replacement)

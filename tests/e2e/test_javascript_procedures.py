@@ -187,3 +187,77 @@ def test_javascript_has_no_access_to_the_server(cur: Any) -> None:
         $$"""
     )
     assert one(cur, "CALL probe()") == "undefined,undefined,undefined,undefined,undefined"
+
+
+# --- functions (UDFs) ---------------------------------------------------------------------------
+
+
+def test_documented_array_reverse_function(cur: Any) -> None:
+    """https://docs.snowflake.com/en/developer-guide/udf/javascript/udf-javascript-introduction"""
+    cur.execute(
+        """CREATE OR REPLACE FUNCTION my_array_reverse(a ARRAY)
+  RETURNS ARRAY
+  LANGUAGE JAVASCRIPT
+AS
+$$
+  return A.reverse();
+$$
+;"""
+    )
+    assert json.loads(one(cur, "SELECT my_array_reverse(ARRAY_CONSTRUCT(1, 'two', 3))")) == [3, "two", 1]
+
+
+def test_functions_run_per_row_with_snowflake_null_rules(cur: Any) -> None:
+    # A SQL NULL argument is undefined in JavaScript, a VARIANT's JSON null is null; STRICT skips
+    # rows with a NULL argument; undefined or null returned is SQL NULL.
+    cur.execute(
+        "CREATE FUNCTION kind_of(v VARIANT) RETURNS VARCHAR LANGUAGE JAVASCRIPT "
+        "AS 'return typeof V + \":\" + V;'"
+    )
+    cur.execute("SELECT kind_of(NULL) AS a, kind_of(PARSE_JSON('null')) AS b, kind_of(PARSE_JSON('7')) AS c")
+    assert cur.fetchall() == [("undefined:undefined", "object:null", "number:7")]
+    cur.execute(
+        "CREATE FUNCTION gap(a FLOAT, b FLOAT) RETURNS FLOAT LANGUAGE JAVASCRIPT STRICT AS 'return A - B;'"
+    )
+    cur.execute("CREATE FUNCTION maybe(a FLOAT) RETURNS FLOAT LANGUAGE JAVASCRIPT AS 'if (A > 1) return A;'")
+    cur.execute("SELECT gap(5, 2) AS g, gap(NULL, 2) AS n, maybe(1) AS m, maybe(3) AS k")
+    assert cur.fetchall() == [(3.0, None, None, 3.0)]
+
+
+def test_functions_convert_to_their_declared_types_over_a_table(cur: Any) -> None:
+    cur.execute("CREATE TABLE nums AS SELECT seq4() AS n FROM TABLE(GENERATOR(ROWCOUNT => 50000))")
+    cur.execute(
+        "CREATE FUNCTION third(x NUMBER(10, 2)) RETURNS NUMBER(10, 2) LANGUAGE JAVASCRIPT AS 'return X / 3;'"
+    )
+    cur.execute("CREATE FUNCTION label(x FLOAT) RETURNS VARCHAR LANGUAGE JAVASCRIPT AS $$ return 'n' + X; $$")
+    cur.execute(
+        "CREATE FUNCTION day_after(d DATE) RETURNS DATE LANGUAGE JAVASCRIPT "
+        "AS $$ var t = new Date(D.getTime()); t.setUTCDate(t.getUTCDate() + 1); return t; $$"
+    )
+    assert one(cur, "SELECT third(10)") == Decimal("3.33")
+    assert [d.scale for d in cur.description] == [2]
+    assert one(cur, "SELECT day_after('2024-02-28'::DATE)").isoformat() == "2024-02-29"
+    # Every row through the body, in batches: the same answer as SQL's own.
+    expected = cur.execute(
+        "SELECT COUNT(*), SUM(ROUND(n / 3, 2)), COUNT(DISTINCT n) FROM nums WHERE n::VARCHAR LIKE '1%'"
+    ).fetchall()
+    cur.execute(
+        "SELECT COUNT(*), SUM(third(n)), COUNT(DISTINCT label(n)) FROM nums WHERE label(n) LIKE 'n1%'"
+    )
+    assert cur.fetchall() == expected
+
+
+def test_function_failures_are_snowflake_errors(cur: Any) -> None:
+    cur.execute(
+        "CREATE FUNCTION picky(x FLOAT) RETURNS FLOAT LANGUAGE JAVASCRIPT "
+        "AS $$ if (X > 2) throw 'too big'; return X; $$"
+    )
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("SELECT picky(seq4()) FROM TABLE(GENERATOR(ROWCOUNT => 5))")
+    assert (e.value.errno, e.value.sqlstate) == (100132, "P0000")
+    assert "Uncaught too big in PICKY" in e.value.msg
+    cur.execute("CREATE FUNCTION unfinished(x FLOAT) RETURNS FLOAT LANGUAGE JAVASCRIPT AS 'return (;'")
+    with pytest.raises(ProgrammingError) as e:
+        cur.execute("SELECT unfinished(1)")
+    assert e.value.errno == 100131
+    assert one(cur, "SELECT picky(2)") == 2.0
