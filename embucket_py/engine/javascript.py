@@ -39,6 +39,7 @@ from embucket_py.types import NUMBER_38_0, SfType
 
 REAL = SfType("REAL")
 TIMESTAMP_LTZ = SfType("TIMESTAMP_LTZ", scale=9)
+TIMESTAMP_NTZ = SfType("TIMESTAMP_NTZ", scale=9)
 # A body may not take the server's memory: QuickJS fails its allocations past this.
 MEMORY_LIMIT = 512 << 20
 _TEMPORAL = ("DATE", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ")
@@ -285,7 +286,10 @@ def _returned(interpreter: Interpreter, out: dict[str, Any], returns: str) -> Va
         text = value if kind == "json" else json.dumps(value if kind != "date" else out["text"])
         return interpreter.cast(Value(text, SfType("VARIANT")), returns)
     if kind == "date":
-        return interpreter.cast(Value(datetime.fromtimestamp(value / 1000, UTC), TIMESTAMP_LTZ), returns)
+        moment = datetime.fromtimestamp(value / 1000, UTC)
+        if declared.kind in ("DATE", "TIMESTAMP_NTZ"):  # the UTC calendar day and clock, as a function's
+            return interpreter.cast(Value(moment.replace(tzinfo=None), TIMESTAMP_NTZ), returns)
+        return interpreter.cast(Value(moment, TIMESTAMP_LTZ), returns)
     if kind == "real" and not isinstance(value, str):
         typed = Value(float(value), REAL)
     elif kind == "boolean":

@@ -67,6 +67,19 @@ def test_arguments_are_upper_case_names_and_the_return_value_is_cast(cur: Any) -
     assert json.loads(one(cur, "CALL doc(3)")) == {"n": 3, "list": [1, "two", None], "nested": {"ok": True}}
 
 
+def test_dates_cross_as_their_utc_day_whatever_the_session_time_zone(cur: Any) -> None:
+    cur.execute("ALTER SESSION SET TIMEZONE = 'America/Los_Angeles'")
+    cur.execute(
+        "CREATE PROCEDURE leap() RETURNS DATE LANGUAGE JAVASCRIPT "
+        "AS $$ return new Date(Date.UTC(2024, 1, 29)); $$"
+    )
+    assert one(cur, "CALL leap()").isoformat() == "2024-02-29"
+    cur.execute(
+        "CREATE PROCEDURE shown(d DATE) RETURNS VARCHAR LANGUAGE JAVASCRIPT AS $$ return D.toISOString(); $$"
+    )
+    assert one(cur, "CALL shown('2024-02-28'::DATE)") == "2024-02-28T00:00:00.000Z"
+
+
 def test_result_sets_give_each_type_as_javascript_sees_it(cur: Any) -> None:
     cur.execute("CREATE TABLE typed (id INT, name VARCHAR, amount NUMBER(10, 2), d DATE, v VARIANT)")
     cur.execute(
