@@ -1,8 +1,10 @@
-"""Stored procedures in JavaScript (CREATE PROCEDURE ... LANGUAGE JAVASCRIPT), run by QuickJS.
+"""Procedures and functions in JavaScript (LANGUAGE JAVASCRIPT), run by QuickJS.
 
 QuickJS is an embedded engine with no file, network or process access: a body reaches only the
 `snowflake` object (engine/javascript_api.py). The body is a function body whose parameters are
-the arguments' names as stored (upper case unless quoted), so `X` reads argument `x`. Its SQL runs
+the arguments' names as stored (upper case unless quoted), so `X` reads argument `x`. A function
+runs per row (`FunctionBody`, given a batch of rows at a time by its UDF: python_functions.py).
+A procedure runs once (`run`); its SQL runs
 in the caller's session through the scripting interpreter, `?` bound to `binds`, and comes back
 whole as a ResultSet. A statement's error is thrown as an Error carrying Snowflake's `code`,
 `state` and `message`; one the body does not catch fails the CALL with 100183, any other uncaught
@@ -35,7 +37,7 @@ from embucket_py.errors import (
     SnowflakeError,
     StoredProcedureExecutionError,
 )
-from embucket_py.types import NUMBER_38_0, SfType
+from embucket_py.types import NUMBER_38_0, SEMI_STRUCTURED, SfType
 
 REAL = SfType("REAL")
 TIMESTAMP_LTZ = SfType("TIMESTAMP_LTZ", scale=9)
@@ -230,7 +232,7 @@ def _kind(t: SfType) -> str:
     """How a cell of type `t` becomes a JavaScript value (see javascript_api.py)."""
     if t.kind in _TEMPORAL:
         return "date"
-    if t.kind in ("VARIANT", "OBJECT", "ARRAY"):
+    if t.kind in SEMI_STRUCTURED:
         return "variant"  # sent as JSON text: a VARIANT's JSON null is not a SQL NULL
     return {"BINARY": "binary", "REAL": "real", "TEXT": "text"}.get(t.kind, "plain")
 
@@ -240,7 +242,7 @@ def _wire(value: Any, t: SfType) -> Any:
     DATE and TIMESTAMP as epoch milliseconds, BINARY as bytes, TIME as its text."""
     if value is None:
         return None
-    if t.kind in ("VARIANT", "OBJECT", "ARRAY"):
+    if t.kind in SEMI_STRUCTURED:
         return value if isinstance(value, str) else json.dumps(value)
     if isinstance(value, bool | str):
         return value
@@ -282,7 +284,7 @@ def _returned(interpreter: Interpreter, out: dict[str, Any], returns: str) -> Va
         return Value(None, declared)
     if declared.kind == "TEXT":
         return Value(out["text"], declared)
-    if declared.kind in ("VARIANT", "OBJECT", "ARRAY"):
+    if declared.kind in SEMI_STRUCTURED:
         text = value if kind == "json" else json.dumps(value if kind != "date" else out["text"])
         return interpreter.cast(Value(text, SfType("VARIANT")), returns)
     if kind == "date":
