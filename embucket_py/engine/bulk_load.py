@@ -22,7 +22,14 @@ from embucket_py.sql.parse import parse
 from embucket_py.sql.stages import CopyLoadDef, copy_def
 from embucket_py.stages.fileio import StagedFile
 
-_TYPES = {".csv": "CSV", ".tsv": "CSV", ".json": "JSON", ".ndjson": "JSON", ".parquet": "PARQUET"}
+_TYPES = {
+    ".csv": "CSV",
+    ".tsv": "CSV",
+    ".json": "JSON",
+    ".ndjson": "JSON",
+    ".parquet": "PARQUET",
+    ".orc": "ORC",
+}
 
 
 def format_of(path: str) -> str:

@@ -27,7 +27,7 @@ from embucket_py.sql.translate import translate_query
 from embucket_py.stages import staged_sql
 from embucket_py.stages.convert import Target
 from embucket_py.stages.fileio import StagedFile, StageStore
-from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
+from embucket_py.stages.formats import COLUMNAR, LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.load import FileOutcome, FileRequest, OnError, load_file, on_error
 from embucket_py.stages.registry import LoadRecord, load_key
 from embucket_py.stages.sink import DataFileSink
@@ -202,8 +202,8 @@ def copy_into_table(
                 code=2019,
                 sqlstate="0A000",
             )
-        if fmt.type == "PARQUET":
-            raise Unsupported("Loading Parquet rows into one VARIANT column is not supported yet.")
+        if fmt.type in COLUMNAR:
+            raise Unsupported(f"Loading {fmt.type} rows into one VARIANT column is not supported yet.")
     if as_columns and fmt.type == "CSV" and not fmt.option("PARSE_HEADER"):
         raise SqlCompilationError(
             "MATCH_BY_COLUMN_NAME for CSV needs the file format option PARSE_HEADER = TRUE.",

@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.orc as orc
 import pyarrow.parquet as pq
 from sqlglot import exp
 
@@ -27,7 +28,7 @@ from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import translate_query
 from embucket_py.stages import staged_sql
 from embucket_py.stages.fileio import StagedFile
-from embucket_py.stages.formats import LINE_COLUMN, FileFormat, ReadState
+from embucket_py.stages.formats import COLUMNAR, LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.inference import text_type
 from embucket_py.stages.load import FileRequest, raw_batches
 from embucket_py.types import SfType, from_arrow_type, parse_sql_type
@@ -81,7 +82,7 @@ def run(
     table = staged_sql.stage_reference(tree)
     assert table is not None
     requests, fmt = _files(resolver, session, ctx, str(table.this.this), staged_sql.stage_options(table))
-    named = fmt.type == "PARQUET"  # JSON records are one VARIANT ($1), Parquet rows named columns
+    named = fmt.type in COLUMNAR  # JSON records are one VARIANT ($1), Parquet and ORC rows named columns
     batches, columns = [], None
     for file, request in requests:
         state = ReadState()
@@ -182,9 +183,9 @@ def _infer_schema(
 
 
 def _file_schema(request: FileRequest, fmt: FileFormat) -> pa.Schema:
-    if fmt.type == "PARQUET":
+    if fmt.type in COLUMNAR:
         with request.store.open_random(request.file.path) as f:
-            return pq.read_schema(f)
+            return pq.read_schema(f) if fmt.type == "PARQUET" else orc.ORCFile(f).schema
     state = ReadState()
     for batch in raw_batches(request, state, as_columns=True):
         names = state.header or [n for n in batch.schema.names if n != LINE_COLUMN]

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 import pyarrow.json as pjson
+import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from embucket_py.errors import SnowflakeError, SqlCompilationError, Unsupported
@@ -67,7 +68,10 @@ JSON_DEFAULTS: dict[str, Any] = {
     "TIMESTAMP_FORMAT": "AUTO",
 }
 PARQUET_DEFAULTS: dict[str, Any] = {"BINARY_AS_TEXT": True, "COMPRESSION": "AUTO", "NULL_IF": []}
-_DEFAULTS = {"CSV": CSV_DEFAULTS, "JSON": JSON_DEFAULTS, "PARQUET": PARQUET_DEFAULTS}
+ORC_DEFAULTS: dict[str, Any] = {"NULL_IF": []}
+_DEFAULTS = {"CSV": CSV_DEFAULTS, "JSON": JSON_DEFAULTS, "PARQUET": PARQUET_DEFAULTS, "ORC": ORC_DEFAULTS}
+# Formats whose files hold named, typed columns (rows are records, not text to split).
+COLUMNAR = ("PARQUET", "ORC")
 # Options that do not change what this server reads or writes (USE_LOGICAL_TYPE: Parquet logical
 # types are always honoured), and options accepted only at the value it implements.
 _NEUTRAL = {
@@ -152,7 +156,7 @@ def file_format(options: dict[str, Any]) -> FileFormat:
     """Validated format options (TYPE defaults to CSV).
 
     Raises:
-        Unsupported: a format type this server cannot read (AVRO, ORC, XML).
+        Unsupported: a format type this server cannot read (AVRO, XML).
     """
     options = {k.upper(): v for k, v in options.items()}
     kind = str(options.pop("TYPE", "CSV")).upper()
@@ -492,6 +496,17 @@ def read_parquet(source: Any, fmt: FileFormat, state: ReadState) -> Iterator[pa.
             ]
             batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
         yield _with_lines(batch, state)
+
+
+def read_orc(source: Any, state: ReadState) -> Iterator[pa.RecordBatch]:
+    """ORC stripes as batches (columns keep their names and types), a stripe at a time."""
+    try:
+        orc_file = orc.ORCFile(source)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise FileFormatError(str(e)) from None
+    for stripe in range(orc_file.nstripes):
+        for batch in pa.Table.from_batches([orc_file.read_stripe(stripe)]).to_batches(65536):
+            yield _with_lines(batch, state)
 
 
 def _with_lines(batch: pa.RecordBatch, state: ReadState) -> pa.RecordBatch:

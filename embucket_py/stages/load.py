@@ -162,9 +162,14 @@ class _Counting(io.RawIOBase):
 def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False) -> Iterator[pa.RecordBatch]:
     """The file's raw batches (c1..cn for CSV and JSON text, named columns otherwise)."""
     fmt = request.fmt
-    if fmt.type == "PARQUET":
+    if fmt.type in formats.COLUMNAR:
         with request.store.open_random(request.file.path) as source:
-            for batch in formats.read_parquet(source, fmt, state):
+            read = (
+                formats.read_parquet(source, fmt, state)
+                if fmt.type == "PARQUET"
+                else formats.read_orc(source, state)
+            )
+            for batch in read:
                 state.bytes_read = source.tell()
                 yield batch
         return

@@ -1,4 +1,4 @@
-"""CSV / JSON / Parquet format options as COPY applies them (named and inline formats)."""
+"""CSV / JSON / Parquet / ORC format options as COPY applies them (named and inline formats)."""
 
 from __future__ import annotations
 
@@ -218,3 +218,61 @@ def test_csv_text_loads_into_boolean_binary_and_exponent_numbers(cur, put) -> No
     put("bad.csv", b"3,true,zz,1\n")
     with pytest.raises(snowflake.connector.errors.ProgrammingError, match="BIN"):
         cur.execute("COPY INTO v FROM @st FILES=('bad.csv')")
+
+
+def _orc(rows: int) -> bytes:
+    """An ORC file as Hive or Spark write them: typed, named columns (every tenth name NULL)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    table = pa.table(
+        {
+            "id": pa.array(range(1, rows + 1), pa.int32()),
+            "name": pa.array([f"n{i}" if i % 10 else None for i in range(1, rows + 1)]),
+            "price": pa.array([Decimal(i) / 4 for i in range(1, rows + 1)], pa.decimal128(12, 2)),
+            "day": pa.array(
+                [datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 60) for i in range(rows)]
+            ),
+        }
+    )
+    sink = io.BytesIO()
+    orc.write_table(table, sink, stripe_size=64 << 10)  # several stripes
+    return sink.getvalue()
+
+
+def test_orc_files_load_query_and_infer_their_schema(cur, put) -> None:
+    put("items.orc", _orc(5000))
+    cur.execute("CREATE FILE FORMAT orcf TYPE=ORC")
+    rows = cur.execute(
+        "SELECT COLUMN_NAME, TYPE "
+        "FROM TABLE(INFER_SCHEMA(LOCATION => '@st/items.orc', FILE_FORMAT => 'orcf'))"
+    ).fetchall()
+    assert rows == [("id", "NUMBER(38, 0)"), ("name", "TEXT"), ("price", "NUMBER(12, 2)"), ("day", "DATE")]
+    # Staged rows are one OBJECT each ($1), as for Parquet.
+    cur.execute(
+        "SELECT $1:id::INT, $1:name::VARCHAR FROM @st/items.orc (FILE_FORMAT => 'orcf') WHERE $1:id::INT <= 2"
+    )
+    assert sorted(cur.fetchall()) == [(1, "n1"), (2, "n2")]
+    cur.execute("CREATE TABLE items (id INT, name VARCHAR, price NUMBER(12, 2), day DATE)")
+    copied = cur.execute(
+        "COPY INTO items FROM @st FILES=('items.orc') FILE_FORMAT=(TYPE=ORC) "
+        "MATCH_BY_COLUMN_NAME=CASE_INSENSITIVE"
+    ).fetchall()
+    assert copied[0][:4] == ("st/items.orc", "LOADED", 5000, 5000)
+    cur.execute("SELECT COUNT(*), COUNT(name), SUM(price), MIN(day), MAX(day) FROM items")
+    assert cur.fetchall() == [
+        (5000, 4500, Decimal(5000 * 5001 / 2) / 4, datetime.date(2024, 1, 1), datetime.date(2024, 2, 29))
+    ]
+    # A transformation picks fields by name.
+    cur.execute("CREATE TABLE names (n VARCHAR, i INT)")
+    cur.execute("COPY INTO names FROM (SELECT $1:name, $1:id FROM @st/items.orc) FILE_FORMAT=(TYPE=ORC)")
+    assert cur.execute("SELECT n FROM names WHERE i = 7").fetchall() == [("n7",)]
+
+
+def test_orc_is_read_but_not_written(cur) -> None:
+    cur.execute("CREATE STAGE out_st")
+    with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
+        cur.execute("COPY INTO @out_st FROM (SELECT 1 AS x) FILE_FORMAT=(TYPE=ORC)")
+    assert e.value.sqlstate == "0A000"
