@@ -29,6 +29,7 @@ _TYPES = {
     ".ndjson": "JSON",
     ".parquet": "PARQUET",
     ".orc": "ORC",
+    ".avro": "AVRO",
 }
 
 

@@ -27,6 +27,7 @@ from embucket_py.sql.stages import stage_location
 from embucket_py.sql.transforms.projections import result_names
 from embucket_py.sql.translate import translate_query
 from embucket_py.stages import staged_sql
+from embucket_py.stages.convert import nested_as_json
 from embucket_py.stages.fileio import StagedFile
 from embucket_py.stages.formats import COLUMNAR, LINE_COLUMN, FileFormat, ReadState
 from embucket_py.stages.inference import text_type
@@ -90,7 +91,10 @@ def run(
             names = [n for n in batch.schema.names if n != LINE_COLUMN]
             columns = columns or names
             if named:
-                batch = batch.rename_columns([f"n{i}" for i in range(len(names))] + [LINE_COLUMN])
+                # Nested columns as VARIANT JSON: `$1:field.inner` and `$1` (the row) read into them.
+                batch = nested_as_json(batch).rename_columns(
+                    [f"n{i}" for i in range(len(names))] + [LINE_COLUMN]
+                )
             batch = batch.append_column(staged_sql.FILENAME, pa.array([request.display] * batch.num_rows))
             batches.append(batch)
         del file
@@ -183,7 +187,7 @@ def _infer_schema(
 
 
 def _file_schema(request: FileRequest, fmt: FileFormat) -> pa.Schema:
-    if fmt.type in COLUMNAR:
+    if fmt.type in ("PARQUET", "ORC"):  # the footer's schema (Avro's is read with its first rows)
         with request.store.open_random(request.file.path) as f:
             return pq.read_schema(f) if fmt.type == "PARQUET" else orc.ORCFile(f).schema
     state = ReadState()

@@ -132,7 +132,7 @@ def copy_into_location(
     check_options(d.options, UNLOAD_OPTIONS, UNLOAD_DEFAULTS, "COPY INTO <location>")
     resolved = resolver.resolve(d.target, session)
     fmt = resolver.stage_format(resolved, d.options.get("FILE_FORMAT"), session, ctx)
-    if fmt.type not in ("CSV", "JSON", "PARQUET"):  # as Snowflake, which reads ORC but writes none
+    if fmt.type not in ("CSV", "JSON", "PARQUET"):  # as Snowflake, which reads ORC and Avro, writes neither
         raise Unsupported(f"Unloading into {fmt.type} files is not supported; CSV, JSON and PARQUET are.")
     single = bool(d.options.get("SINGLE"))
     header = bool(d.options.get("HEADER"))

@@ -140,7 +140,7 @@ def preformat(
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields)) if changed else batch
 
 
-def _nested_as_json(batch: pa.RecordBatch) -> pa.RecordBatch:
+def nested_as_json(batch: pa.RecordBatch) -> pa.RecordBatch:
     """Objects and arrays a file's reader typed (JSON or Parquet read by column name) as JSON text,
     tagged VARIANT: no cast turns a struct or list into text, and a VARIANT holds them as JSON."""
     if not any(pa.types.is_nested(t) for t in batch.schema.types):
@@ -148,10 +148,10 @@ def _nested_as_json(batch: pa.RecordBatch) -> pa.RecordBatch:
     fields, arrays = [], []
     for field, array in zip(batch.schema, batch.columns, strict=True):
         if pa.types.is_nested(field.type):
-            texts = [
-                None if v is None else json.dumps(v, separators=(",", ":"), default=str)
-                for v in array.to_pylist()
-            ]
+            values = array.to_pylist()
+            if pa.types.is_map(field.type):  # key-value pairs: an OBJECT
+                values = [None if v is None else dict(v) for v in values]
+            texts = [None if v is None else json.dumps(v, separators=(",", ":"), default=str) for v in values]
             field, array = (
                 pa.field(field.name, pa.string(), metadata={SFTYPE_KEY: b"VARIANT"}),
                 pa.array(texts),
@@ -172,7 +172,7 @@ def convert(
     # A fresh context per batch: from_arrow registers the batch in the context it is given, so a
     # long-lived one would keep every batch of the load alive.
     del ctx
-    batch = _nested_as_json(batch)
+    batch = nested_as_json(batch)
     frame = SessionContext().from_arrow(batch)
     values, flags = [], []
     for i, (source, target) in enumerate(zip(sources, targets, strict=True)):

@@ -27,6 +27,7 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 from embucket_py.errors import SnowflakeError, SqlCompilationError, Unsupported
+from embucket_py.stages import avro
 from embucket_py.types import SFTYPE_KEY
 
 # Arrow's streaming readers read about 32 blocks ahead: 1 MB blocks keep that near 32 MB.
@@ -69,9 +70,16 @@ JSON_DEFAULTS: dict[str, Any] = {
 }
 PARQUET_DEFAULTS: dict[str, Any] = {"BINARY_AS_TEXT": True, "COMPRESSION": "AUTO", "NULL_IF": []}
 ORC_DEFAULTS: dict[str, Any] = {"NULL_IF": []}
-_DEFAULTS = {"CSV": CSV_DEFAULTS, "JSON": JSON_DEFAULTS, "PARQUET": PARQUET_DEFAULTS, "ORC": ORC_DEFAULTS}
-# Formats whose files hold named, typed columns (rows are records, not text to split).
-COLUMNAR = ("PARQUET", "ORC")
+AVRO_DEFAULTS: dict[str, Any] = {"COMPRESSION": "AUTO", "NULL_IF": []}
+_DEFAULTS = {
+    "CSV": CSV_DEFAULTS,
+    "JSON": JSON_DEFAULTS,
+    "PARQUET": PARQUET_DEFAULTS,
+    "ORC": ORC_DEFAULTS,
+    "AVRO": AVRO_DEFAULTS,
+}
+# Formats whose rows are records of named, typed columns (not text to split).
+COLUMNAR = ("PARQUET", "ORC", "AVRO")
 # Options that do not change what this server reads or writes (USE_LOGICAL_TYPE: Parquet logical
 # types are always honoured), and options accepted only at the value it implements.
 _NEUTRAL = {
@@ -156,7 +164,7 @@ def file_format(options: dict[str, Any]) -> FileFormat:
     """Validated format options (TYPE defaults to CSV).
 
     Raises:
-        Unsupported: a format type this server cannot read (AVRO, XML).
+        Unsupported: a format type this server cannot read (XML).
     """
     options = {k.upper(): v for k, v in options.items()}
     kind = str(options.pop("TYPE", "CSV")).upper()
@@ -507,6 +515,15 @@ def read_orc(source: Any, state: ReadState) -> Iterator[pa.RecordBatch]:
     for stripe in range(orc_file.nstripes):
         for batch in pa.Table.from_batches([orc_file.read_stripe(stripe)]).to_batches(65536):
             yield _with_lines(batch, state)
+
+
+def read_avro(stream: BinaryIO, state: ReadState) -> Iterator[pa.RecordBatch]:
+    """Avro records as batches of their fields (stages/avro.py)."""
+    try:
+        for batch in avro.read(stream):
+            yield _with_lines(batch, state)
+    except (ValueError, EOFError, KeyError, TypeError, pa.ArrowException) as e:
+        raise FileFormatError(f"Invalid Avro file: {e}") from None
 
 
 def _with_lines(batch: pa.RecordBatch, state: ReadState) -> pa.RecordBatch:

@@ -162,7 +162,7 @@ class _Counting(io.RawIOBase):
 def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False) -> Iterator[pa.RecordBatch]:
     """The file's raw batches (c1..cn for CSV and JSON text, named columns otherwise)."""
     fmt = request.fmt
-    if fmt.type in formats.COLUMNAR:
+    if fmt.type in ("PARQUET", "ORC"):
         with request.store.open_random(request.file.path) as source:
             read = (
                 formats.read_parquet(source, fmt, state)
@@ -191,6 +191,8 @@ def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False
         if fmt.type == "CSV":
             head = stream.peek(1 << 20) if hasattr(stream, "peek") else b""
             batches = formats.read_csv(stream, fmt, request.csv_columns, state, head)
+        elif fmt.type == "AVRO":
+            batches = formats.read_avro(stream, state)
         elif as_columns:
             batches = formats.read_json_columns(stream, fmt, state)
         else:

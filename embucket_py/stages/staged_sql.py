@@ -13,15 +13,16 @@ LINE = "__line"
 FILENAME = "__filename"
 
 
-def _key(node: exp.JSONExtract) -> str | None:
-    """`$1:key` / `$1:"Key"`: the single key it names, if it is that simple."""
+def _path(node: exp.JSONExtract) -> tuple[str, list[exp.Expression]] | None:
+    """`$1:key...`: the first key it names (a column of a named format) and the rest of the path
+    (`$1:key.field[0]` goes on into that column's value)."""
     path = node.expression
     if not isinstance(path, exp.JSONPath):
         return None
-    keys = [p for p in path.expressions if not isinstance(p, exp.JSONPathRoot)]
-    if len(keys) == 1 and isinstance(keys[0], exp.JSONPathKey):
-        return str(keys[0].this)
-    return None
+    parts = [p for p in path.expressions if not isinstance(p, exp.JSONPathRoot)]
+    if not parts or not isinstance(parts[0], exp.JSONPathKey):
+        return None
+    return str(parts[0].this), parts[1:]
 
 
 def _position(node: exp.Expression) -> int | None:
@@ -37,15 +38,31 @@ def rewrite(select: exp.Select, columns: list[str] | None) -> exp.Select:
     for node in list(tree.find_all(exp.JSONExtract)):
         if columns is None or _position(node.this) != 1:
             continue
-        key = _key(node)
-        if key is None:
+        path = _path(node)
+        if path is None:
             continue
+        key, rest = path
         match = key if key in columns else next((c for c in columns if c.lower() == key.lower()), None)
-        if match is not None:
-            node.replace(_in_place_of(node, f"n{columns.index(match)}"))
+        if match is None:
+            continue
+        column = _in_place_of(node, f"n{columns.index(match)}")
+        if rest:
+            node.set("this", column)
+            node.set("expression", exp.JSONPath(expressions=[exp.JSONPathRoot(), *rest]))
+        else:
+            node.replace(column)
     for node in list(tree.find_all(exp.Parameter)):
         n = _position(node)
         if n is None:
+            continue
+        if columns is not None and n == 1 and not isinstance(node.parent, exp.Column | exp.JSONExtract):
+            # A named format's `$1` is its whole row, an OBJECT of the columns.
+            pairs = [
+                x
+                for i, c in enumerate(columns)
+                for x in (exp.Literal.string(c), exp.column(f"n{i}", quoted=True))
+            ]
+            node.replace(exp.func("OBJECT_CONSTRUCT_KEEP_NULL", *pairs))
             continue
         if isinstance(node.parent, exp.Column):  # `t.$1`: the file's column of alias t
             qualified = node.parent

@@ -276,3 +276,87 @@ def test_orc_is_read_but_not_written(cur) -> None:
     with pytest.raises(snowflake.connector.errors.ProgrammingError) as e:
         cur.execute("COPY INTO @out_st FROM (SELECT 1 AS x) FILE_FORMAT=(TYPE=ORC)")
     assert e.value.sqlstate == "0A000"
+
+
+def _avro(rows: int) -> bytes:
+    """An Avro data file as Kafka connectors write them: a record per row, nested fields."""
+    import io
+
+    import fastavro
+
+    schema = {
+        "type": "record",
+        "name": "Order",
+        "fields": [
+            {"name": "id", "type": "long"},
+            {"name": "name", "type": ["null", "string"]},
+            {
+                "name": "price",
+                "type": {"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 2},
+            },
+            {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+            {"name": "tags", "type": {"type": "array", "items": "string"}},
+            {
+                "name": "inner",
+                "type": {"type": "record", "name": "Inner", "fields": [{"name": "a", "type": "int"}]},
+            },
+        ],
+    }
+    records = [
+        {
+            "id": i,
+            "name": f"n{i}" if i % 10 else None,
+            "price": Decimal(i) / 4,
+            "day": datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 60),
+            "tags": ["t", str(i % 3)],
+            "inner": {"a": i * 2},
+        }
+        for i in range(1, rows + 1)
+    ]
+    sink = io.BytesIO()
+    fastavro.writer(sink, fastavro.parse_schema(schema), records, codec="deflate")
+    return sink.getvalue()
+
+
+def test_avro_files_load_query_and_infer_their_schema(cur, put) -> None:
+    put("orders.avro", _avro(3000))
+    put("more.avro.gz", gzip.compress(_avro(10)))
+    cur.execute("CREATE FILE FORMAT av TYPE=AVRO")
+    rows = cur.execute(
+        "SELECT COLUMN_NAME, TYPE "
+        "FROM TABLE(INFER_SCHEMA(LOCATION => '@st/orders.avro', FILE_FORMAT => 'av'))"
+    ).fetchall()
+    assert [r[0] for r in rows] == ["id", "name", "price", "day", "tags", "inner"]
+    assert rows[2:4] == [("price", "NUMBER(12, 2)"), ("day", "DATE")]
+    cur.execute(
+        "SELECT $1:id::INT, $1:name::VARCHAR, $1:inner.a::INT FROM @st/orders.avro (FILE_FORMAT => 'av') "
+        "WHERE $1:id::INT IN (1, 10)"
+    )
+    assert sorted(cur.fetchall()) == [(1, "n1", 2), (10, None, 20)]
+    row = json.loads(
+        one_value(cur, "SELECT $1 FROM @st/orders.avro (FILE_FORMAT => 'av') WHERE $1:id::INT = 2")
+    )
+    assert row == {
+        "id": 2,
+        "name": "n2",
+        "price": 0.5,
+        "day": "2024-01-03",
+        "tags": ["t", "2"],
+        "inner": {"a": 4},
+    }
+    cur.execute("CREATE TABLE orders (id INT, name VARCHAR, price NUMBER(12, 2), day DATE, tags ARRAY)")
+    copied = cur.execute(
+        "COPY INTO orders FROM @st FILE_FORMAT=(FORMAT_NAME='av') MATCH_BY_COLUMN_NAME=CASE_INSENSITIVE"
+    ).fetchall()
+    assert sorted((r[0], r[1], r[3]) for r in copied) == [
+        ("st/more.avro.gz", "LOADED", 10),
+        ("st/orders.avro", "LOADED", 3000),
+    ]
+    cur.execute("SELECT COUNT(*), COUNT(name), SUM(price), MAX(day) FROM orders")
+    assert cur.fetchall() == [(3010, 2709, Decimal(3000 * 3001 / 2 + 55) / 4, datetime.date(2024, 2, 29))]
+    assert json.loads(one_value(cur, "SELECT tags FROM orders WHERE id = 4 LIMIT 1")) == ["t", "1"]
+
+
+def one_value(cur, sql: str):
+    (row,) = cur.execute(sql).fetchall()
+    return row[0]
