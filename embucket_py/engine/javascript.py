@@ -166,7 +166,7 @@ class _Bridge:
 
     def sql(self, request_text: str) -> str:
         if self.failure is not None:
-            return json.dumps({"error": {"code": 604, "state": "57014", "message": "SQL execution canceled"}})
+            return _error(QueryCanceled("SQL execution canceled"))
         request = json.loads(request_text)
         try:
             binds = tuple(_bound(b) for b in request["binds"])
@@ -174,12 +174,17 @@ class _Bridge:
             return json.dumps(_answer(result), default=str)
         except QueryCanceled as e:
             self.failure = e
-            return json.dumps({"error": {"code": e.code, "state": e.sqlstate, "message": e.message}})
+            return _error(e)
         except SnowflakeError as e:
-            return json.dumps({"error": {"code": e.code, "state": e.sqlstate, "message": e.message}})
+            return _error(e)
         except Exception as e:  # a bug of ours: the CALL fails with it, not the body's catch
             self.failure = e
-            return json.dumps({"error": {"code": 100132, "state": "P0000", "message": "Internal error"}})
+            return _error(JavaScriptExecutionError("Internal error"))
+
+
+def _error(e: SnowflakeError) -> str:
+    """A statement's failure as the body's `snowflake` object throws it."""
+    return json.dumps({"error": {"code": e.code, "state": e.sqlstate, "message": e.message}})
 
 
 def _bound(bind: dict[str, Any]) -> Value:

@@ -83,7 +83,9 @@ def run(
     table = staged_sql.stage_reference(tree)
     assert table is not None
     requests, fmt = _files(resolver, session, ctx, str(table.this.this), staged_sql.stage_options(table))
-    named = fmt.type in COLUMNAR  # JSON records are one VARIANT ($1), Parquet and ORC rows named columns
+    named = (
+        fmt.type in COLUMNAR
+    )  # JSON records are one VARIANT ($1), Parquet, ORC and Avro rows named columns
     batches, columns = [], None
     for file, request in requests:
         state = ReadState()
