@@ -110,6 +110,11 @@ class InvalidJson(SnowflakeError):
     sqlstate = "22P02"
 
 
+class InvalidXml(SnowflakeError):
+    code = 100069
+    sqlstate = "22P02"
+
+
 # A value that does not convert to a column kind: Snowflake's message and error by kind (any kind
 # not listed is a timestamp; BINARY's has no code of its own here).
 _NOT_RECOGNIZED: dict[str, tuple[str, type[SnowflakeError]]] = {

@@ -30,6 +30,7 @@ _TYPES = {
     ".parquet": "PARQUET",
     ".orc": "ORC",
     ".avro": "AVRO",
+    ".xml": "XML",
 }
 
 

@@ -193,6 +193,8 @@ def raw_batches(request: FileRequest, state: ReadState, as_columns: bool = False
             batches = formats.read_csv(stream, fmt, request.csv_columns, state, head)
         elif fmt.type == "AVRO":
             batches = formats.read_avro(stream, state)
+        elif fmt.type == "XML":
+            batches = formats.read_xml(stream, fmt, state)
         elif as_columns:
             batches = formats.read_json_columns(stream, fmt, state)
         else:

@@ -17,8 +17,9 @@ _FAMILIES: list[Callable[[SessionContext], None]] = []
 from embucket_py.engine.functions import variant as _variant  # noqa: E402
 from embucket_py.engine.functions import variant_arrays as _variant_arrays  # noqa: E402
 from embucket_py.engine.functions import variant_flatten as _variant_flatten  # noqa: E402
+from embucket_py.engine.functions import xml_functions as _xml_functions  # noqa: E402
 
-_FAMILIES += [_variant.register, _variant_arrays.register, _variant_flatten.register]
+_FAMILIES += [_variant.register, _variant_arrays.register, _variant_flatten.register, _xml_functions.register]
 
 from embucket_py.engine.functions import aggregates as _aggregates  # noqa: E402
 from embucket_py.engine.functions import conversion as _conversion  # noqa: E402

@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 from datafusion import SessionContext, udf
 
+from embucket_py import xml_values
 from embucket_py.engine.functions.variant_values import (
     VARIANT_FIELDS,
     dumps,
@@ -110,6 +111,8 @@ def text_of(value: Any) -> str | None:
         return value
     if isinstance(value, float) and math.isfinite(value):
         return repr(value)  # a DOUBLE as text, as FLOAT -> VARCHAR gives it (not the exponent form)
+    if xml_values.is_element(value):
+        return xml_values.write(value)  # XML as VARCHAR is its compact text
     return dumps(value)
 
 

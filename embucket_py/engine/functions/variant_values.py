@@ -39,6 +39,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from embucket_py import xml_values
 from embucket_py.types import SFTYPE_KEY
 
 JSON_EXTENSION = b"ARROW:extension:name"
@@ -122,6 +123,10 @@ def pretty(text: str) -> str:
     as written."""
     if not text or text[0] not in "[{":
         return text
+    if text.startswith('{"$":') or text.startswith('{"@":'):  # keys are sorted: "$" and "@" first
+        value = json.loads(text, parse_float=number)
+        if xml_values.is_element(value):
+            return xml_values.write(value, indent=True)
     try:
         parsed = json.loads(text, parse_float=lambda n: _RAW + n)
     except ValueError:

@@ -39,6 +39,8 @@ VARIANT_UDFS = frozenset(
         "sf_object_delete",
         "sf_object_keys",
         "sf_object_from_pairs",
+        "sf_parse_xml",
+        "sf_xmlget",
         "sf_array_construct",
         "sf_array_from_list",
         "sf_array_union_list",
@@ -101,8 +103,17 @@ def is_variant(node: exp.Expression | None) -> bool:
 def type_of(node: exp.Expression) -> exp.Expression:
     """`<arrow type>|<Snowflake tag>` of an expression, both known when the query is planned (the
     tag from field metadata says VARIANT/OBJECT/ARRAY; run-time batches may not carry it)."""
+    if _stored_semi_structured(node):
+        return lit(f"Utf8|{kind_here(node)}")
     tag = call("coalesce", call("arrow_metadata", node.copy(), lit(TAG_KEY)), lit(""))
     return call("concat", call("arrow_typeof", node.copy()), lit("|"), tag)
+
+
+def _stored_semi_structured(node: exp.Expression) -> bool:
+    """A column known at translation to be a stored VARIANT/OBJECT/ARRAY. Its tag is told from
+    here: scans of a table's Parquet files do not carry the field metadata at run time (only
+    tables read into memory do), so `arrow_metadata` finds none there."""
+    return isinstance(node, exp.Column) and (kind_here(node) or "") in ("VARIANT", "OBJECT", "ARRAY")
 
 
 def _argument(node: exp.Expression) -> exp.Expression:
@@ -275,7 +286,29 @@ def _anonymous(node: exp.Anonymous) -> exp.Expression:
         return call("sf_json_extract_path_text", args[0], args[1])
     if name == "GENERATE_COLUMN_DESCRIPTION" and len(args) == 2:
         return call("sf_generate_column_description", args[0], cast(args[1], "VARCHAR"))
+    if name == "PARSE_XML":
+        return _parse_xml(node)
+    if name == "TO_XML" and len(args) == 1:
+        return typed("sf_to_xml", args[0])
     return node
+
+
+def _parse_xml(node: exp.Anonymous) -> exp.Expression:
+    """PARSE_XML(text [, disable_auto_convert]), by position or by name (STR, DISABLE_AUTO_CONVERT)."""
+    named = {str(a.this).upper(): a.expression for a in node.expressions if isinstance(a, exp.Kwarg)}
+    positional = [a for a in node.expressions if not isinstance(a, exp.Kwarg)]
+    source = positional[0] if positional else named.get("STR")
+    if source is None or len(positional) > 2:
+        raise Unsupported("PARSE_XML takes the XML text and an optional DISABLE_AUTO_CONVERT flag.")
+    flag = positional[1] if len(positional) > 1 else named.get("DISABLE_AUTO_CONVERT", lit(False))
+    return call("sf_parse_xml", text(source) if _holds_variant(source) else source, cast(flag, "BOOLEAN"))
+
+
+def _xmlget(node: exp.XMLGet) -> exp.Expression:
+    instance = node.args.get("instance") or lit(0)
+    return call(
+        "sf_xmlget", node.this, cast(node.expression, "VARCHAR"), call("arrow_cast", instance, lit("Int64"))
+    )
 
 
 def _array_agg(agg: exp.ArrayAgg, order: exp.Order | None, window: exp.Window | None) -> exp.Expression:
@@ -342,6 +375,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return typed(name, inner)
     if is_variant(inner):
         return _from_variant(node, inner)
+    if _stored_semi_structured(inner):
+        return _from_variant(node, inner)
     if isinstance(inner, exp.Column) and may_be_semi_structured(inner, active()):
         # The column may be a VARIANT (its tag says so at run time): only then unquote it.
         tagged = exp.In(
@@ -371,9 +406,7 @@ _ORDERING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 def _holds_variant(node: exp.Expression) -> bool:
     """A VARIANT the rewrites made (a path, PARSE_JSON, ...) or a stored VARIANT/OBJECT/ARRAY column."""
-    if is_variant(node):
-        return True
-    return isinstance(node, exp.Column) and (kind_here(node) or "") in ("VARIANT", "OBJECT", "ARRAY")
+    return is_variant(node) or _stored_semi_structured(node)
 
 
 def _literal_side(variant_side: exp.Expression, other: exp.Expression) -> exp.Expression | None:
@@ -525,13 +558,15 @@ _BY_CLASS: dict[type[exp.Expression], Callable[[exp.Expression], exp.Expression]
     exp.IsArray: lambda n: call("sf_is", n.this, lit("ARRAY")),
     exp.IsNullValue: lambda n: call("sf_is", n.this, lit("NULL_VALUE")),
     exp.CheckJson: _array_fn("sf_check_json", "this"),
+    exp.CheckXml: _array_fn("sf_check_xml", "this"),
+    exp.XMLGet: _xmlget,  # type: ignore[dict-item]
     exp.StripNullValue: _array_fn("sf_strip_null_value", "this"),
     exp.ArrayUnionAgg: lambda n: call("sf_array_union_list", exp.ArrayAgg(this=variant(n.this))),
     exp.ArrayUniqueAgg: _array_unique_agg,  # type: ignore[dict-item]
     exp.Cast: _cast,  # type: ignore[dict-item]
     exp.TryCast: _cast,  # type: ignore[dict-item]
     exp.In: _in,  # type: ignore[dict-item]
-    exp.ToChar: lambda n: text(n.this) if is_variant(n.this) and not n.args.get("format") else n,
+    exp.ToChar: lambda n: text(n.this) if _holds_variant(n.this) and not n.args.get("format") else n,
 }
 
 
