@@ -43,12 +43,13 @@ def _parser() -> argparse.ArgumentParser:
         orphans.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None)
     bench = commands.add_parser("bench", help="benchmarks (needs the bench extra)")
     suites = bench.add_subparsers(dest="suite", required=True)
-    from embucket_py.bench.options import add_layout_arguments, add_tpch_arguments
+    from embucket_py.bench.options import add_layout_arguments, add_tpch_arguments, add_variant_arguments
 
     add_tpch_arguments(
         suites.add_parser("tpch", help="TPC-H through the server vs raw DataFusion and DuckDB")
     )
     add_layout_arguments(suites.add_parser("layout", help="bytes read under four data layouts, sampling"))
+    add_variant_arguments(suites.add_parser("variant", help="JSON in a VARIANT column vs DuckDB"))
     return parser
 
 
@@ -75,6 +76,10 @@ def main(argv: list[str] | None = None) -> None:
         from embucket_py.bench.layout import run as run_layout
 
         run_layout(args)
+    elif args.command == "bench" and args.suite == "variant":
+        from embucket_py.bench.variant import run as run_variant
+
+        run_variant(args)
     elif args.command == "maintenance":
         raise SystemExit(_remove_orphans(args))
     elif args.command == "bench":

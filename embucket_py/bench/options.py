@@ -33,3 +33,10 @@ def add_layout_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()) / "embucket-layout")
     parser.add_argument("--no-server", action="store_true", help="skip the connector timings and RECLUSTER")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
+
+
+def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rows", type=int, default=1_000_000, help="JSON objects in the table (default 1M)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per query after a warm-up")
+    parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")

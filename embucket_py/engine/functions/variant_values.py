@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+import orjson
 import pyarrow as pa
 
 from embucket_py import xml_values
@@ -93,12 +94,39 @@ def _unmarked(text: str) -> str:
     return _RAW_JSON.sub(r"\1", text) if "\\u0000\\u0001" in text else text
 
 
+# Text that may hold a fraction, an exponent or an integer of 19 digits or more (orjson reads
+# those as floats beyond 64 bits); matches inside strings only cost the exact path.
+INEXACT_JSON = r"[0-9](?:[.eE]|[0-9]{18})"
+_INEXACT = re.compile(INEXACT_JSON)
+# orjson writes what JSON has (text, integers to 64 bits, Booleans, null, objects, arrays) and
+# refuses the rest (decimals, bytes, dates, wider integers) rather than guessing.
+_ORJSON_SORTED = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
 def dumps(value: Any) -> str:
     """Canonical JSON text of a Python value (dict keys sorted, compact)."""
     if type(value) is int:  # the common scalars without the general path (~5x faster)
         return str(value)
-    if type(value) is str and "\x00" not in value:
-        return json.dumps(value, ensure_ascii=False)
+    if type(value) is str:
+        try:
+            return orjson.dumps(value).decode()  # json.dumps's escapes, ~5x faster
+        except TypeError:  # a lone surrogate (from a `\ud800` escape), which orjson refuses
+            return json.dumps(value, ensure_ascii=False)
+    if type(value) in (dict, list):
+        # Objects and arrays through orjson (~20x faster) when that writes them as below: without
+        # DOUBLEs (it writes `1.5`, not `1.500000000000000e+00`) and NaN or infinities (`null`).
+        try:
+            text = orjson.dumps(value, option=_ORJSON_SORTED).decode()
+        except TypeError:
+            pass
+        else:
+            if _INEXACT.search(text) is None and "null" not in text:
+                return text
     return _unmarked(json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
@@ -124,7 +152,7 @@ def pretty(text: str) -> str:
     if not text or text[0] not in "[{":
         return text
     if text.startswith('{"$":') or text.startswith('{"@":'):  # keys are sorted: "$" and "@" first
-        value = json.loads(text, parse_float=number)
+        value = strict(text)
         if xml_values.is_element(value):
             return xml_values.write(value, indent=True)
     try:
@@ -169,11 +197,30 @@ class ParseError(ValueError):
     pass
 
 
+def strict(text: str, inexact: bool | None = None) -> Any:
+    """Strict JSON, fixed-point numbers exact (`number`). orjson (~2x faster) reads text that
+    holds no fraction, exponent or wide integer (it would make them floats); json the rest.
+    `inexact`: whether the text may hold them, when the caller has told it for a whole array
+    (`INEXACT_JSON`).
+
+    Raises:
+        ValueError: the text is not JSON.
+    """
+    if inexact is None:
+        inexact = _INEXACT.search(text) is not None
+    if not inexact:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # also JSON it does not take: NaN, integers beyond 64 bits, lone surrogates
+    return _EXACT(text)
+
+
 def loads(text: str) -> Any:
     """Parses JSON as PARSE_JSON does: strict JSON first, then Snowflake's lenient forms
     (unquoted keys, single quotes, empty array slots as null, trailing commas)."""
     try:
-        return json.loads(text, parse_float=number)
+        return strict(text)
     except ValueError:
         return _Lenient(text).document()
 
@@ -181,6 +228,9 @@ def loads(text: str) -> Any:
 def number(text: str) -> Decimal | float:
     """Snowflake keeps a fixed-point literal exact (DECIMAL) and an exponent one as DOUBLE."""
     return float(text) if "e" in text or "E" in text else Decimal(text)
+
+
+_EXACT = json.JSONDecoder(parse_float=number).decode
 
 
 _WORDS = {"null": None, "true": True, "false": False, "NULL": None, "undefined": None}
