@@ -204,6 +204,8 @@ def copy_into_table(
             )
         if fmt.type in COLUMNAR:
             raise Unsupported(f"Loading {fmt.type} rows into one VARIANT column is not supported yet.")
+    if as_columns and fmt.type == "XML":
+        raise Unsupported("MATCH_BY_COLUMN_NAME is not supported for XML files.")
     if as_columns and fmt.type == "CSV" and not fmt.option("PARSE_HEADER"):
         raise SqlCompilationError(
             "MATCH_BY_COLUMN_NAME for CSV needs the file format option PARSE_HEADER = TRUE.",

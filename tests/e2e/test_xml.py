@@ -183,6 +183,8 @@ def test_a_file_that_is_not_xml_fails_and_loads_nothing(cur: Any, put: Any) -> N
     cur.execute("CREATE TABLE t (v VARIANT)")
     with pytest.raises(ProgrammingError, match="Error parsing XML"):
         cur.execute("COPY INTO t FROM @st FILE_FORMAT = (TYPE = XML)")
+    with pytest.raises(ProgrammingError, match="MATCH_BY_COLUMN_NAME is not supported for XML"):
+        cur.execute("COPY INTO t FROM @st FILE_FORMAT = (TYPE = XML) MATCH_BY_COLUMN_NAME = CASE_INSENSITIVE")
     assert cur.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
 
 

@@ -373,9 +373,7 @@ def _cast(node: exp.Cast) -> exp.Expression:
         if is_variant(inner):  # JSON text: its value is read (batches need not carry the tag)
             return call(name, inner, lit("Utf8|VARIANT"))
         return typed(name, inner)
-    if is_variant(inner):
-        return _from_variant(node, inner)
-    if _stored_semi_structured(inner):
+    if _holds_variant(inner):
         return _from_variant(node, inner)
     if isinstance(inner, exp.Column) and may_be_semi_structured(inner, active()):
         # The column may be a VARIANT (its tag says so at run time): only then unquote it.
