@@ -219,14 +219,14 @@ def scalar_text(value: Any) -> str:
     return str(value)
 
 
-def _escaped(text: str, quote: bool = False) -> str:
+def escaped(text: str, quote: bool = False) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace('"', "&quot;") if quote else text
 
 
 def _start(element: Element) -> str:
     attributes = "".join(
-        f' {key[1:]}="{_escaped(scalar_text(value), True)}"'
+        f' {key[1:]}="{escaped(scalar_text(value), True)}"'
         for key, value in element.items()
         if key.startswith("@") and key != "@"
     )
@@ -258,7 +258,7 @@ def _write(element: Element, depth: int, indent: bool, lines: list[str]) -> None
             if is_element(child):
                 _write(child, 0, False, inner)
             else:
-                inner.append(_escaped(scalar_text(child)))
+                inner.append(escaped(scalar_text(child)))
         lines.append(pad + start + "".join(inner) + end)
         return
     lines.append(pad + start)
@@ -266,7 +266,7 @@ def _write(element: Element, depth: int, indent: bool, lines: list[str]) -> None
         if is_element(child):
             _write(child, depth + 1, indent, lines)
         else:
-            lines.append("  " * (depth + 1) + _escaped(scalar_text(child)))
+            lines.append("  " * (depth + 1) + escaped(scalar_text(child)))
     lines.append(pad + end)
 
 
@@ -274,40 +274,3 @@ def get(element: Element, tag: str, instance: int) -> Element | None:
     """The `instance`-th child element named `tag` (XMLGET), or None."""
     found = [c for c in _children(element) if is_element(c) and c["@"] == tag]
     return found[instance] if 0 <= instance < len(found) else None
-
-
-# Type names of TO_XML's tags for values that did not come from XML (as TYPEOF names them).
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "BOOLEAN"
-    if isinstance(value, int):
-        return "INTEGER"
-    if isinstance(value, Decimal):
-        return "DECIMAL"
-    if isinstance(value, float):
-        return "DOUBLE"
-    if isinstance(value, dict):
-        return "OBJECT"
-    if isinstance(value, list):
-        return "ARRAY"
-    return "NULL_VALUE" if value is None else "VARCHAR"
-
-
-def to_xml(value: Any) -> str:
-    """TO_XML: an element as it was read; any other value inside `<SnowflakeData>`, each
-    object member in a tag named by its key and each array element in an `<e>` tag, typed."""
-    if is_element(value):
-        return write(value)
-    return _tagged("SnowflakeData", value)
-
-
-def _tagged(tag: str, value: Any) -> str:
-    if is_element(value):
-        return write(value)
-    if isinstance(value, dict):
-        inner = "".join(_tagged(k, v) for k, v in value.items())
-    elif isinstance(value, list):
-        inner = "".join(_tagged("e", v) for v in value)
-    else:
-        inner = _escaped(scalar_text(value))
-    return f'<{tag} type="{_kind(value)}">{inner}</{tag}>'

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlparse
 
 import pyarrow as pa
@@ -62,7 +63,10 @@ def link_files(files: list[TableFiles], into: Path) -> dict[str, Path]:
     return folders
 
 
-def timed(run: Callable[[], pa.Table], runs: int) -> tuple[float, pa.Table]:
+T = TypeVar("T")
+
+
+def timed(run: Callable[[], T], runs: int) -> tuple[float, T]:
     """Median seconds of `runs` runs after one warm-up, and the last result."""
     result = run()
     samples = []

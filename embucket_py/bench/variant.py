@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from embucket_py.bench.engines import timed
 from embucket_py.bench.process import ServerProcess, environment
 
 TABLE = "events"
@@ -46,16 +46,6 @@ QUERIES = {
         "SELECT MAX((v->>'id')::INT), MIN(v->>'user'), COUNT(DISTINCT (v->>'score')::INT) FROM t",
     ),
 }
-
-
-def _median_seconds(run: Any, runs: int) -> tuple[float, Any]:
-    answer = run()  # warm-up
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        answer = run()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples), answer
 
 
 def _table_files(data_dir: Path) -> list[str]:
@@ -90,8 +80,8 @@ def _run(args: argparse.Namespace, data_dir: Path) -> None:
         con = duckdb.connect()
         con.sql(f"CREATE VIEW t AS SELECT v::JSON AS v FROM read_parquet({_table_files(data_dir)!r})")
         for name, (server_sql, duck_sql) in QUERIES.items():
-            seconds, answer = _median_seconds(lambda s=server_sql: cur.execute(s).fetchall(), args.runs)
-            duck_seconds, duck_answer = _median_seconds(lambda s=duck_sql: con.sql(s).fetchall(), args.runs)
+            seconds, answer = timed(lambda s=server_sql: cur.execute(s).fetchall(), args.runs)
+            duck_seconds, duck_answer = timed(lambda s=duck_sql: con.sql(s).fetchall(), args.runs)
             same = [tuple(r) for r in answer] == [tuple(r) for r in duck_answer]
             out["queries"][name] = {
                 "server": round(seconds, 4),

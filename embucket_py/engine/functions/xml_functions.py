@@ -3,12 +3,14 @@ embucket_py/xml_values.py). https://docs.snowflake.com/en/sql-reference/function
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 from datafusion import SessionContext
 
 from embucket_py import xml_values
 from embucket_py.engine.functions.variant import MISSING, make_udf, parsed, values_of, variant_out
-from embucket_py.engine.functions.variant_values import VARIANT_FIELDS, texts
+from embucket_py.engine.functions.variant_values import VARIANT_FIELDS, texts, type_name
 from embucket_py.errors import InvalidXml
 
 UTF8 = pa.string()
@@ -42,7 +44,22 @@ def _xmlget(array: pa.Array, tags: pa.Array, instances: pa.Array) -> pa.Array:
 
 
 def _to_xml(array: pa.Array, types: pa.Array) -> pa.Array:
-    return pa.array([None if v is MISSING else xml_values.to_xml(v) for v in values_of(array, types)], UTF8)
+    return pa.array([None if v is MISSING else _xml_text(v) for v in values_of(array, types)], UTF8)
+
+
+def _xml_text(value: Any, tag: str = "SnowflakeData") -> str:
+    """TO_XML: an element as it was read; any other value inside `<SnowflakeData>`, each object
+    member in a tag named by its key and each array element in an `<e>` tag, typed as TYPEOF
+    names them (`<SnowflakeData type="OBJECT"><k type="VARCHAR">v</k></SnowflakeData>`)."""
+    if xml_values.is_element(value):
+        return xml_values.write(value)
+    if isinstance(value, dict):
+        inner = "".join(_xml_text(v, k) for k, v in value.items())
+    elif isinstance(value, list):
+        inner = "".join(_xml_text(v, "e") for v in value)
+    else:
+        inner = xml_values.escaped(xml_values.scalar_text(value))
+    return f'<{tag} type="{type_name(value)}">{inner}</{tag}>'
 
 
 OBJECT = VARIANT_FIELDS["OBJECT"]
