@@ -49,13 +49,12 @@ QUERIES = {
 
 
 def _table_files(data_dir: Path) -> list[str]:
-    from embucket_py.catalog.metastore import Metastore
+    from embucket_py.bench.in_process import ServerPath
     from embucket_py.catalog.tables import TableName, Tables
-    from embucket_py.config import load_settings
 
-    settings = load_settings({"data_dir": str(data_dir)})
-    tables = Tables(Metastore(settings.resolved_metastore_uri, settings.resolved_warehouse))
-    table = tables.load(TableName("EMBUCKET", "PUBLIC", TABLE.upper()))
+    table = ServerPath(data_dir, "EMBUCKET", "PUBLIC").tables.load(
+        TableName("EMBUCKET", "PUBLIC", TABLE.upper())
+    )
     return [p.removeprefix("file://") for p in Tables.scan_files(table).paths]
 
 

@@ -9,11 +9,9 @@ import pyarrow as pa
 from datafusion import SessionContext
 
 from embucket_py import xml_values
-from embucket_py.engine.functions.variant import MISSING, make_udf, parsed, values_of, variant_out
+from embucket_py.engine.functions.variant import MISSING, UTF8, make_udf, parsed, values_of, variant_out
 from embucket_py.engine.functions.variant_values import VARIANT_FIELDS, texts, type_name
 from embucket_py.errors import InvalidXml
-
-UTF8 = pa.string()
 
 
 def _parse_xml(array: pa.Array, disable_auto_convert: pa.Array) -> pa.Array:
